@@ -1,0 +1,37 @@
+package io.metaroce.core;
+
+/**
+ * Named counters kept per engine and per QP (spec CTR-*). Every dropped or rejected packet increments exactly
+ * one {@code DROP_*} counter.
+ */
+public enum Counter {
+    TX_PACKETS, TX_BYTES, TX_DATA_PACKETS, TX_PAYLOAD_BYTES, TX_ACKS, TX_NAKS, TX_PROBES, TX_PROBE_REPLIES,
+    RX_PACKETS, RX_BYTES, RX_DATA_PACKETS, RX_PAYLOAD_BYTES, RX_ACKS, RX_NAKS, RX_PROBES, RX_PROBE_REPLIES,
+    /** Packets sent again after loss detection, RTO, RNR or BUSY. */
+    RETRANSMITS,
+    /** Per-path retransmission timer expiries. */
+    TIMEOUTS,
+    /** Packets declared lost from a gap in the SACK bitmap. */
+    SACK_GAPS,
+    /** CE marks reported back to this sender in ACKs. */
+    ECN_ECHOES,
+    /** CE-marked data packets received. */
+    ECN_CE_RECEIVED,
+    PATH_FAILOVERS, PATH_READMISSIONS,
+    /** Data segments whose payload was placed more than once (never; kept to prove it). */
+    DUPLICATE_PLACEMENTS,
+    /** Accepted data packets whose segment was already placed or whose message already retired. */
+    DUPLICATE_DATA,
+    COMPLETIONS, ERROR_COMPLETIONS, RNR_NAKS_RECEIVED,
+    DROP_TRUNCATED, DROP_BAD_CRC, DROP_BAD_VERSION, DROP_BAD_OPCODE, DROP_BAD_LENGTH, DROP_MALFORMED,
+    DROP_UNKNOWN_QP, DROP_WRONG_PEER, DROP_QP_NOT_READY, DROP_DUPLICATE, DROP_PSN_OUT_OF_WINDOW,
+    DROP_MSN_OUT_OF_WINDOW, DROP_BAD_RKEY, DROP_OUT_OF_BOUNDS, DROP_NO_PERMISSION, DROP_RNR,
+    DROP_INVALID_REQUEST, DROP_BUSY, DROP_STALE_NAK, DROP_NAK_QUEUE_FULL;
+
+    private static final Counter[] VALUES = values();
+
+    /** All counters, in declaration order (no copy). */
+    static Counter[] all() {
+        return VALUES;
+    }
+}

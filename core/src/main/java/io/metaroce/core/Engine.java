@@ -1,0 +1,302 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.BaseHeader;
+import io.metaroce.core.wire.Packet;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * The sans-IO MetaRoCE engine of one device: a device context holding protection domains, memory regions,
+ * completion queues and queue pairs, and the protocol machinery that moves their data (spec section 3).
+ *
+ * <h2>Contract</h2>
+ * The engine has no sockets, threads or clock. A driver (the real datapath, the simulator, the conformance
+ * tester, the test harness) owns time and I/O and calls, on one thread:
+ * <ol>
+ *   <li>{@link #handleDatagram(long, MemorySegment, int, int)} for every datagram received, with the time of
+ *       arrival and the IP ECN field;</li>
+ *   <li>{@link #handleTimeout(long)} whenever the time passes {@link #pollTimeout()};</li>
+ *   <li>then {@link #pollTransmit(long, MemorySegment, Transmit)} repeatedly until it returns 0, sending each
+ *       datagram it produces to {@link Transmit#peer()} on {@link Transmit#plane()} from the source port of
+ *       {@link Transmit#pathId()};</li>
+ *   <li>then {@link #pollTimeout()} to learn when to call {@code handleTimeout} next.</li>
+ * </ol>
+ * Application calls (register memory, create QPs, post work, poll CQs) happen on the same thread between those
+ * calls. All times are nanoseconds on the driver's clock ({@code nowNs}); they need only be monotonic.
+ * Deadlines compare wrap-safe. A {@code handleTimeout} with nothing expired is a no-op, so a driver may call it
+ * early or spuriously. Randomness comes only from the generator handed to the constructor, so a run with the
+ * same seed and the same inputs is bit-for-bit repeatable.
+ *
+ * <h2>Bad input</h2>
+ * No input makes the engine throw, write outside a target region or stall other QPs: every rejected datagram is
+ * counted in one {@code DROP_*} {@link Counter}. An internal failure while handling one datagram is caught,
+ * counted as {@link Counter#DROP_MALFORMED} plus an internal-error count ({@link #internalErrors()}), and the
+ * datagram dropped.
+ */
+public final class Engine {
+    /** "No deadline" sentinel of {@link #pollTimeout()}. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
+    private static final int INDEX_BITS = 20;
+    private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
+
+    private final EngineConfig cfg;
+    private final RandomGenerator rng;
+    final Counters counters = new Counters();
+    final Packet packet = new Packet();
+    private final BaseHeader base = new BaseHeader();
+    private final List<QueuePair> qps = new ArrayList<>();
+    private final List<MemoryRegion> mrs = new ArrayList<>();
+    private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
+    private final ArrayList<QueuePair> activeSenders = new ArrayList<>();
+    private long lastActiveScanNs = Long.MIN_VALUE;
+    private int pdCount;
+    private long nextHeapVa = 0x10_0000_0000L;
+    private long internalErrors;
+    private RuntimeException lastInternalError;
+
+    /** Creates an engine with {@code config} (copied and validated) and its only source of randomness. */
+    public Engine(EngineConfig config, RandomGenerator rng) {
+        this.cfg = config.copy().validate();
+        this.rng = rng;
+        qps.add(null); // QP index 0 is never used
+        mrs.add(null);
+    }
+
+    public EngineConfig config() {
+        return cfg;
+    }
+
+    /** Device-wide counters: the sum over every QP plus drops that reached no QP. */
+    public Counters counters() {
+        return counters;
+    }
+
+    /** Internal failures caught while handling datagrams (0 in a correct engine; tests assert it). */
+    public long internalErrors() {
+        return internalErrors;
+    }
+
+    /** The last internal failure caught, for diagnosis, or null. */
+    public RuntimeException lastInternalError() {
+        return lastInternalError;
+    }
+
+    // ---------------------------------------------------------------- verbs objects
+
+    public ProtectionDomain allocPd() {
+        return new ProtectionDomain(this, ++pdCount);
+    }
+
+    /**
+     * Registers {@code segment} for {@code access} ({@link Access} flags). The region's virtual address is the
+     * segment's native address, or a unique synthetic one for heap segments.
+     */
+    public MemoryRegion registerMemory(ProtectionDomain pd, MemorySegment segment, int access) {
+        if (pd == null || pd.engine() != this) {
+            throw new IllegalArgumentException("protection domain belongs to another device");
+        }
+        if ((access & ~Access.ALL) != 0) {
+            throw new IllegalArgumentException("unknown access flags: " + access);
+        }
+        if (mrs.size() > INDEX_MASK) {
+            throw new IllegalStateException("too many memory regions");
+        }
+        long va;
+        if (segment.isNative()) {
+            va = segment.address();
+        } else {
+            va = nextHeapVa;
+            nextHeapVa += (segment.byteSize() + 0xFFFF) & ~0xFFFFL;
+        }
+        int index = mrs.size();
+        int tag = 1 + rng.nextInt(0xFFF - 1);
+        int key = tag << INDEX_BITS | index;
+        MemoryRegion mr = new MemoryRegion(pd, segment, va, key, key, access);
+        mrs.add(mr);
+        return mr;
+    }
+
+    /** Deregisters {@code mr}: from now on its keys are rejected. */
+    public void deregister(MemoryRegion mr) {
+        int index = mr.rkey() & INDEX_MASK;
+        if (index < mrs.size() && mrs.get(index) == mr) {
+            mrs.set(index, null);
+            mr.invalidate();
+        }
+    }
+
+    MemoryRegion regionByRkey(int rkey) {
+        int index = rkey & INDEX_MASK;
+        if (index <= 0 || index >= mrs.size()) {
+            return null;
+        }
+        MemoryRegion mr = mrs.get(index);
+        return mr != null && mr.rkey() == rkey && mr.isValid() ? mr : null;
+    }
+
+    public CompletionQueue createCq(int capacity) {
+        return new CompletionQueue(capacity);
+    }
+
+    /** Creates an RC queue pair in RESET whose completions go to the given CQs. */
+    public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
+        if (pd == null || pd.engine() != this) {
+            throw new IllegalArgumentException("protection domain belongs to another device");
+        }
+        if (qps.size() > INDEX_MASK) {
+            throw new IllegalStateException("too many queue pairs");
+        }
+        int index = qps.size();
+        int tag = 1 + rng.nextInt(0x7FE);
+        QueuePair qp = new QueuePair(this, tag << INDEX_BITS | index, pd, sendCq, recvCq);
+        qps.add(qp);
+        return qp;
+    }
+
+    /** The QP with this number, or null. */
+    public QueuePair queuePair(int qpn) {
+        int index = qpn & INDEX_MASK;
+        if (index <= 0 || index >= qps.size()) {
+            return null;
+        }
+        QueuePair qp = qps.get(index);
+        return qp != null && qp.qpn() == qpn ? qp : null;
+    }
+
+    /** Every QP of this device, in creation order. */
+    public List<QueuePair> queuePairs() {
+        return qps.subList(1, qps.size());
+    }
+
+    // ---------------------------------------------------------------- sans-IO contract
+
+    /**
+     * Feeds one received datagram, {@code seg[0, length)}, that arrived at {@code nowNs} with IP ECN field
+     * {@code ecn} (0-3; 3 = CE). The segment is only read during the call.
+     */
+    public void handleDatagram(long nowNs, MemorySegment seg, int length, int ecn) {
+        counters.inc(Counter.RX_PACKETS);
+        counters.add(Counter.RX_BYTES, Math.max(0, length));
+        try {
+            int r = packet.check(seg, length);
+            if (r != Packet.OK) {
+                counters.inc(switch (r) {
+                    case Packet.TRUNCATED -> Counter.DROP_TRUNCATED;
+                    case Packet.BAD_CRC -> Counter.DROP_BAD_CRC;
+                    case Packet.BAD_VERSION -> Counter.DROP_BAD_VERSION;
+                    case Packet.BAD_OPCODE -> Counter.DROP_BAD_OPCODE;
+                    default -> Counter.DROP_BAD_LENGTH;
+                });
+                return;
+            }
+            base.wrap(seg, 0);
+            QueuePair qp = queuePair(base.destQpn());
+            if (qp == null) {
+                counters.inc(Counter.DROP_UNKNOWN_QP);
+                return;
+            }
+            qp.handle(nowNs, seg, length, ecn);
+            markReady(qp);
+        } catch (RuntimeException e) {
+            internalErrors++;
+            lastInternalError = e;
+            counters.inc(Counter.DROP_MALFORMED);
+        }
+    }
+
+    /** Fires every timer due at {@code nowNs}; spurious calls are no-ops. */
+    public void handleTimeout(long nowNs) {
+        for (int i = 1; i < qps.size(); i++) {
+            QueuePair qp = qps.get(i);
+            if (qp != null && qp.nextDeadline() - nowNs <= 0) {
+                qp.onTimeout(nowNs);
+                markReady(qp);
+            }
+        }
+    }
+
+    /**
+     * Writes the next datagram to send into {@code out} (which must hold mtu + 68 bytes) and describes it in
+     * {@code tx}; returns its length, or 0 when nothing may be sent now.
+     */
+    public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
+        while (!ready.isEmpty()) {
+            QueuePair qp = ready.peekFirst();
+            int n = qp.poll(nowNs, out, tx);
+            ready.pollFirst();
+            if (n > 0) {
+                ready.addLast(qp); // round robin among QPs with work
+                return n;
+            }
+            qp.inReady = false;
+        }
+        return 0;
+    }
+
+    /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. */
+    public long pollTimeout() {
+        long d = NO_DEADLINE;
+        for (int i = 1; i < qps.size(); i++) {
+            QueuePair qp = qps.get(i);
+            if (qp != null) {
+                long t = qp.nextDeadline();
+                if (t < d) {
+                    d = t;
+                }
+            }
+        }
+        return d;
+    }
+
+    /** Largest datagram this engine produces: headers, one MTU of payload and the CRC. */
+    public int maxDatagramLength() {
+        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+    }
+
+    void markReady(QueuePair qp) {
+        if (!qp.inReady) {
+            qp.inReady = true;
+            ready.addLast(qp);
+        }
+    }
+
+    // ---------------------------------------------------------------- receiver grants (HINT-*)
+
+    void noteSenderActivity(QueuePair qp, long nowNs) {
+        qp.lastDataRxNs = nowNs;
+        if (!qp.activeSender) {
+            qp.activeSender = true;
+            activeSenders.add(qp);
+        }
+    }
+
+    /** HINT-1/2: capacity shared equally among senders active within the window, in Mb/s; 0 = no grant. */
+    int grantMbps(QueuePair qp, long nowNs) {
+        if (cfg.inboundCapacityBps == 0) {
+            return 0;
+        }
+        if (nowNs - lastActiveScanNs >= cfg.activeSenderWindowNs / 8 || lastActiveScanNs == Long.MIN_VALUE) {
+            lastActiveScanNs = nowNs;
+            for (int i = activeSenders.size() - 1; i >= 0; i--) {
+                QueuePair s = activeSenders.get(i);
+                if (nowNs - s.lastDataRxNs > cfg.activeSenderWindowNs) {
+                    s.activeSender = false;
+                    activeSenders.set(i, activeSenders.get(activeSenders.size() - 1));
+                    activeSenders.remove(activeSenders.size() - 1);
+                }
+            }
+        }
+        int n = Math.max(1, activeSenders.size());
+        long mbps = (long) (cfg.inboundCapacityBps * cfg.grantFraction / n / 1_000_000.0);
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, mbps));
+    }
+
+    /** Senders currently counted active by the grant logic. */
+    public int activeSenderCount() {
+        return activeSenders.size();
+    }
+}

@@ -1,0 +1,136 @@
+package io.metaroce.core;
+
+/**
+ * Tunables of one engine, with datacenter defaults (spec names each one where it is used). Fluent setters;
+ * {@link #validate()} is called by the engine and rejects inconsistent values with a clear message. Every
+ * quantity names its unit.
+ */
+public final class EngineConfig {
+    /** The defaults. */
+    public EngineConfig() {
+    }
+
+    /** Payload bytes per data packet (the connection MTU). */
+    public int mtu = 4096;
+    /** Paths per QP, 1..256. */
+    public int paths = 16;
+    /** Planes; path i is on plane i % planes. */
+    public int planes = 4;
+    /** Send queue depth: outstanding work requests per QP; also the receiver's message window. Power of 2. */
+    public int sqDepth = 1024;
+    /** Receive queue depth per QP. */
+    public int rqDepth = 1024;
+    /** Initial congestion window per path, in packets. */
+    public int initialWindowPackets = 16;
+    /** Largest congestion window per path, in packets (at most 256: the SACK bitmap). */
+    public int maxWindowPackets = 256;
+    /** Accepted packets per path after which an ACK is sent. */
+    public int ackEvery = 4;
+    /** Longest an accepted packet waits for its ACK. */
+    public long ackDelayNs = 5_000;
+    /** A PSN is lost when one this many higher on its path is acknowledged. */
+    public int reorderThreshold = 3;
+    public long initialRtoNs = 1_000_000;
+    public long minRtoNs = 200_000;
+    public long maxRtoNs = 64_000_000;
+    /** Consecutive RTOs (without ECN evidence) after which a path is failed. */
+    public int failAfterTimeouts = 2;
+    public long probeIntervalNs = 200_000;
+    /** Consecutive probe replies that re-admit a failed path. */
+    public int readmitAfterProbes = 2;
+    /** Times one segment may be resent before its work request fails with RETRY_EXC_ERR. */
+    public int retryLimit = 32;
+    public int rnrRetryLimit = 7;
+    public long rnrDelayNs = 100_000;
+    /** How long every path of a QP may stay failed before the QP fails with RETRY_EXC_ERR. */
+    public long connectionTimeoutNs = 1_000_000_000L;
+    /** DCTCP gain g for the marked-fraction average. */
+    public double ecnGain = 1.0 / 16;
+    /** Multiplicative decrease on loss without ECN marks, at most once per RTT. */
+    public double lossBeta = 1.0 / 8;
+    /** Per-path pacing rate = pacingGain * cwnd / srtt; 0 turns pacing off. */
+    public double pacingGain = 2.0;
+    /** This engine's inbound capacity in bits/s of datagram bytes, shared among active senders; 0 = no grants. */
+    public long inboundCapacityBps = 0;
+    /** Fraction of the inbound capacity handed out in grants (headroom lets standing queues drain). */
+    public double grantFraction = 0.95;
+    /** A sender is active for grant purposes if it delivered data this recently. */
+    public long activeSenderWindowNs = 100_000;
+    /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
+    public static final int ECN_CE = 3;
+
+    public EngineConfig mtu(int v) { mtu = v; return this; }
+    public EngineConfig paths(int v) { paths = v; return this; }
+    public EngineConfig planes(int v) { planes = v; return this; }
+    public EngineConfig sqDepth(int v) { sqDepth = v; return this; }
+    public EngineConfig rqDepth(int v) { rqDepth = v; return this; }
+    public EngineConfig initialWindowPackets(int v) { initialWindowPackets = v; return this; }
+    public EngineConfig maxWindowPackets(int v) { maxWindowPackets = v; return this; }
+    public EngineConfig ackEvery(int v) { ackEvery = v; return this; }
+    public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
+    public EngineConfig reorderThreshold(int v) { reorderThreshold = v; return this; }
+    public EngineConfig initialRtoNs(long v) { initialRtoNs = v; return this; }
+    public EngineConfig minRtoNs(long v) { minRtoNs = v; return this; }
+    public EngineConfig maxRtoNs(long v) { maxRtoNs = v; return this; }
+    public EngineConfig failAfterTimeouts(int v) { failAfterTimeouts = v; return this; }
+    public EngineConfig probeIntervalNs(long v) { probeIntervalNs = v; return this; }
+    public EngineConfig readmitAfterProbes(int v) { readmitAfterProbes = v; return this; }
+    public EngineConfig retryLimit(int v) { retryLimit = v; return this; }
+    public EngineConfig rnrRetryLimit(int v) { rnrRetryLimit = v; return this; }
+    public EngineConfig rnrDelayNs(long v) { rnrDelayNs = v; return this; }
+    public EngineConfig connectionTimeoutNs(long v) { connectionTimeoutNs = v; return this; }
+    public EngineConfig ecnGain(double v) { ecnGain = v; return this; }
+    public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
+    public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
+    public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
+    public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
+    public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
+
+    /** A copy, so an engine's configuration cannot change under it. */
+    public EngineConfig copy() {
+        EngineConfig c = new EngineConfig();
+        c.mtu = mtu; c.paths = paths; c.planes = planes; c.sqDepth = sqDepth; c.rqDepth = rqDepth;
+        c.initialWindowPackets = initialWindowPackets; c.maxWindowPackets = maxWindowPackets;
+        c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
+        c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
+        c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
+        c.readmitAfterProbes = readmitAfterProbes; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
+        c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
+        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.inboundCapacityBps = inboundCapacityBps;
+        c.activeSenderWindowNs = activeSenderWindowNs;
+        c.grantFraction = grantFraction;
+        return c;
+    }
+
+    /** Throws IllegalArgumentException naming the first bad value. */
+    public EngineConfig validate() {
+        require(mtu >= 64 && mtu <= 65_000, "mtu must be in 64..65000, got " + mtu);
+        require(paths >= 1 && paths <= 256, "paths must be in 1..256, got " + paths);
+        require(planes >= 1 && planes <= paths, "planes must be in 1..paths, got " + planes);
+        require(sqDepth >= 1 && Integer.bitCount(sqDepth) == 1 && sqDepth <= 1 << 16,
+                "sqDepth must be a power of 2 in 1..65536, got " + sqDepth);
+        require(rqDepth >= 1 && rqDepth <= 1 << 20, "rqDepth must be in 1..2^20, got " + rqDepth);
+        require(maxWindowPackets >= 1 && maxWindowPackets <= 256, "maxWindowPackets must be in 1..256");
+        require(initialWindowPackets >= 1 && initialWindowPackets <= maxWindowPackets,
+                "initialWindowPackets must be in 1..maxWindowPackets");
+        require(ackEvery >= 1, "ackEvery must be >= 1");
+        require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
+        require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
+        require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");
+        require(failAfterTimeouts >= 1, "failAfterTimeouts must be >= 1");
+        require(probeIntervalNs > 0 && readmitAfterProbes >= 1, "probe settings must be positive");
+        require(retryLimit >= 1 && rnrRetryLimit >= 0 && rnrDelayNs >= 0, "retry settings must be positive");
+        require(ecnGain > 0 && ecnGain <= 1, "ecnGain must be in (0, 1]");
+        require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");
+        require(pacingGain >= 0, "pacingGain must be >= 0");
+        require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
+        require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
+        return this;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

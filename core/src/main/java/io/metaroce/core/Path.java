@@ -1,0 +1,243 @@
+package io.metaroce.core;
+
+/**
+ * One path of a QP (spec PATH-*, REL-*, SACK-*): both directions of it. As a sender it keeps its own PSN space,
+ * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, congestion window, pacing
+ * and health; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
+ * direction. Fields are package-private for the engine and the congestion strategy; read them through the
+ * getters.
+ */
+public final class Path {
+    /** PSNs tracked at once: the width of the SACK bitmap. */
+    static final int WINDOW = 256;
+    static final int MASK = WINDOW - 1;
+    static final byte FREE = 0;
+    static final byte INFLIGHT = 1;
+    static final byte ACKED = 2;
+    static final byte LOST = 3;
+
+    final int id;
+    final int plane;
+    PathState state = PathState.ACTIVE;
+
+    // ---- sender side ----
+    int nextPsn;
+    int floor;
+    final byte[] recState = new byte[WINDOW];
+    final byte[] recQueue = new byte[WINDOW];
+    final int[] recSlot = new int[WINDOW];
+    final long[] recSerial = new long[WINDOW];
+    final int[] recSeg = new int[WINDOW];
+    final int[] recBytes = new int[WINDOW];
+    final int[] recAttempt = new int[WINDOW];
+    final long[] recSentNs = new long[WINDOW];
+    long inflightBytes;
+    int inflightPackets;
+    int highestAcked;
+    boolean anyAcked;
+    long srttNs;
+    long rttvarNs;
+    long rtoNs;
+    int backoff;
+    long lastProgressNs;
+    int consecutiveTimeouts;
+    long lastCeNs = Long.MIN_VALUE;
+    double cwndBytes;
+    double alpha;
+    long obsAcked;
+    long obsMarked;
+    int obsEndPsn;
+    int lossCutEndPsn;
+    long nextSendNs;
+    long probeDeadlineNs = Engine.NO_DEADLINE;
+    long probeId;
+    int probeSuccesses;
+    boolean probeDue;
+    long failedSinceNs;
+
+    // ---- receiver side (reverse direction) ----
+    int rxCum;
+    final long[] rxBits = new long[WINDOW / 64];
+    int rxPending;
+    int rxCe;
+    long rxEchoTs;
+    long ackDeadlineNs = Engine.NO_DEADLINE;
+    boolean ackNow;
+
+    // ---- per-path counters ----
+    long txPackets;
+    long txBytes;
+    long retransmits;
+    long timeouts;
+    long ecnEchoes;
+    long sackGaps;
+    long rxPackets;
+    long failures;
+    long readmissions;
+
+    Path(int id, int plane) {
+        this.id = id;
+        this.plane = plane;
+    }
+
+    /** Starts the sending direction at {@code txInitialPsn}. */
+    void resetTx(int txInitialPsn, long initialRtoNs) {
+        state = PathState.ACTIVE;
+        nextPsn = txInitialPsn;
+        floor = txInitialPsn;
+        java.util.Arrays.fill(recState, FREE);
+        inflightBytes = 0;
+        inflightPackets = 0;
+        anyAcked = false;
+        srttNs = 0;
+        rttvarNs = 0;
+        rtoNs = initialRtoNs;
+        backoff = 0;
+        consecutiveTimeouts = 0;
+        nextSendNs = 0;
+        probeDeadlineNs = Engine.NO_DEADLINE;
+        probeDue = false;
+        lastCeNs = Long.MIN_VALUE;
+    }
+
+    /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
+    void resetRx(int rxInitialPsn) {
+        rxCum = rxInitialPsn - 1;
+        java.util.Arrays.fill(rxBits, 0);
+        rxPending = 0;
+        rxCe = 0;
+        ackDeadlineNs = Engine.NO_DEADLINE;
+        ackNow = false;
+    }
+
+    // ---------------- receiver bitmap ----------------
+
+    private boolean rxBit(int psn) {
+        int i = psn & MASK;
+        return (rxBits[i >>> 6] >>> (i & 63) & 1L) != 0;
+    }
+
+    private void rxSet(int psn) {
+        int i = psn & MASK;
+        rxBits[i >>> 6] |= 1L << (i & 63);
+    }
+
+    private void rxClear(int psn) {
+        int i = psn & MASK;
+        rxBits[i >>> 6] &= ~(1L << (i & 63));
+    }
+
+    /** SACK-6: the sender's floor closes holes it has given up on. */
+    void rxApplyFloor(int psnFloor) {
+        int target = psnFloor - 1;
+        int d = target - rxCum;
+        if (d <= 0) {
+            return;
+        }
+        if (d >= WINDOW) {
+            java.util.Arrays.fill(rxBits, 0);
+            rxCum = target;
+        } else {
+            while (rxCum != target) {
+                rxCum++;
+                rxClear(rxCum);
+            }
+        }
+        rxAdvance();
+    }
+
+    /** Classifies a received PSN: 0 new, 1 duplicate, 2 beyond the bitmap window. */
+    int rxClassify(int psn) {
+        int d = psn - rxCum;
+        if (d <= 0) {
+            return 1;
+        }
+        if (d > WINDOW) {
+            return 2;
+        }
+        return rxBit(psn) ? 1 : 0;
+    }
+
+    /** Marks an accepted PSN; returns true if it arrived out of order (a gap below it). */
+    boolean rxAccept(int psn) {
+        boolean gap = psn != rxCum + 1;
+        rxSet(psn);
+        rxAdvance();
+        return gap;
+    }
+
+    private void rxAdvance() {
+        while (rxBit(rxCum + 1)) {
+            rxCum++;
+            rxClear(rxCum);
+        }
+    }
+
+    /** SACK word {@code w} relative to cum+1 (bit b => PSN cum+1+64w+b). */
+    long rxSackWord(int w) {
+        int pos = (rxCum + 1 + 64 * w) & MASK;
+        int word = pos >>> 6;
+        int sh = pos & 63;
+        if (sh == 0) {
+            return rxBits[word];
+        }
+        return rxBits[word] >>> sh | rxBits[(word + 1) & 3] << (64 - sh);
+    }
+
+    // ---------------- sender helpers ----------------
+
+    /** True when another packet fits under the PSN window of the SACK bitmap. */
+    boolean psnWindowOpen() {
+        return nextPsn - floor < WINDOW;
+    }
+
+    long currentRtoNs(long maxRtoNs) {
+        long r = rtoNs << Math.min(backoff, 20);
+        return r < 0 || r > maxRtoNs ? maxRtoNs : r;
+    }
+
+    void onRttSample(long sampleNs, long minRtoNs, long maxRtoNs) {
+        if (sampleNs <= 0) {
+            return;
+        }
+        if (srttNs == 0) {
+            srttNs = sampleNs;
+            rttvarNs = sampleNs / 2;
+        } else {
+            long err = Math.abs(srttNs - sampleNs);
+            rttvarNs += (err - rttvarNs) / 4;
+            srttNs += (sampleNs - srttNs) / 8;
+        }
+        rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
+    }
+
+    // ---------------- getters for stats and tests ----------------
+
+    public int id() { return id; }
+    public int plane() { return plane; }
+    public PathState state() { return state; }
+    public long cwndBytes() { return (long) cwndBytes; }
+    public long inflightBytes() { return inflightBytes; }
+    public int inflightPackets() { return inflightPackets; }
+    public long srttNs() { return srttNs; }
+    public long rtoNs() { return rtoNs; }
+    public double ecnAlpha() { return alpha; }
+    public int nextPsn() { return nextPsn; }
+    public int floorPsn() { return floor; }
+    public int rxCumPsn() { return rxCum; }
+    public long txPackets() { return txPackets; }
+    public long txBytes() { return txBytes; }
+    public long retransmits() { return retransmits; }
+    public long timeouts() { return timeouts; }
+    public long ecnEchoes() { return ecnEchoes; }
+    public long sackGaps() { return sackGaps; }
+    public long rxPackets() { return rxPackets; }
+    public long failures() { return failures; }
+    public long readmissions() { return readmissions; }
+
+    @Override
+    public String toString() {
+        return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
+                id, plane, state, (long) cwndBytes, inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
+    }
+}

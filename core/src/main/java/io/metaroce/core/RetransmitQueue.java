@@ -1,0 +1,82 @@
+package io.metaroce.core;
+
+/**
+ * FIFO of segments to send again (spec REL-4): which queue, slot and serial of the message, which segment,
+ * how many times it was sent, and the earliest time it may go (RNR and BUSY hold it back). Grows as needed;
+ * in steady state it reuses its arrays.
+ */
+final class RetransmitQueue {
+    private byte[] queue = new byte[64];
+    private int[] slot = new int[64];
+    private long[] serial = new long[64];
+    private int[] seg = new int[64];
+    private int[] attempt = new int[64];
+    private long[] notBefore = new long[64];
+    private int head;
+    private int size;
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    int size() {
+        return size;
+    }
+
+    void push(int q, int s, long ser, int sg, int att, long notBeforeNs) {
+        if (size == queue.length) {
+            grow();
+        }
+        int i = (head + size) & (queue.length - 1);
+        queue[i] = (byte) q;
+        slot[i] = s;
+        serial[i] = ser;
+        seg[i] = sg;
+        attempt[i] = att;
+        notBefore[i] = notBeforeNs;
+        size++;
+    }
+
+    private void grow() {
+        int n = queue.length * 2;
+        byte[] q = new byte[n];
+        int[] sl = new int[n];
+        long[] se = new long[n];
+        int[] sg = new int[n];
+        int[] at = new int[n];
+        long[] nb = new long[n];
+        for (int k = 0; k < size; k++) {
+            int i = (head + k) & (queue.length - 1);
+            q[k] = queue[i];
+            sl[k] = slot[i];
+            se[k] = serial[i];
+            sg[k] = seg[i];
+            at[k] = attempt[i];
+            nb[k] = notBefore[i];
+        }
+        queue = q;
+        slot = sl;
+        serial = se;
+        seg = sg;
+        attempt = at;
+        notBefore = nb;
+        head = 0;
+    }
+
+    int headQueue() { return queue[head]; }
+    int headSlot() { return slot[head]; }
+    long headSerial() { return serial[head]; }
+    int headSeg() { return seg[head]; }
+    int headAttempt() { return attempt[head]; }
+    long headNotBefore() { return notBefore[head]; }
+
+    void pop() {
+        head = (head + 1) & (queue.length - 1);
+        size--;
+    }
+
+    void clear() {
+        head = 0;
+        size = 0;
+    }
+}

@@ -1,0 +1,111 @@
+package io.metaroce.core.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * Whole-datagram rules (spec WIRE-1, WIRE-8): a packet is base header + extension + payload + a 4-byte CRC32C
+ * trailer over everything before it. {@link #check} validates a received datagram before any field is
+ * trusted; {@link #seal} writes the trailer of an outgoing one. One instance per engine (not thread-safe): it
+ * keeps a reusable CRC state and caches the last segment's byte-buffer view so that steady-state traffic
+ * through the same buffers allocates nothing.
+ */
+public final class Packet {
+    /** A checker with its own CRC state. */
+    public Packet() {
+    }
+
+    /** The wire format version this implementation speaks. */
+    public static final int VERSION = 1;
+    /** Length of the CRC32C trailer. */
+    public static final int CRC_LENGTH = 4;
+    /** The smallest valid datagram: base header and trailer. */
+    public static final int MIN_LENGTH = BaseHeader.LENGTH + CRC_LENGTH;
+    /** Default UDP destination port of the protocol (not 4791, which belongs to RoCEv2). */
+    public static final int DEFAULT_UDP_PORT = 4793;
+
+    /** Result of {@link #check}: the datagram is valid. */
+    public static final int OK = 0;
+    /** Result: shorter than {@link #MIN_LENGTH}, or than its opcode's fixed part. */
+    public static final int TRUNCATED = 1;
+    /** Result: the CRC32C trailer does not match. */
+    public static final int BAD_CRC = 2;
+    /** Result: the version is not {@link #VERSION}. */
+    public static final int BAD_VERSION = 3;
+    /** Result: the opcode is not defined. */
+    public static final int BAD_OPCODE = 4;
+    /** Result: the datagram's length disagrees with base + extension + payload length + trailer. */
+    public static final int BAD_LENGTH = 5;
+
+    private final CRC32C crc = new CRC32C();
+    private final BaseHeader base = new BaseHeader();
+    private MemorySegment cachedSegment;
+    private ByteBuffer cachedBuffer;
+
+    /**
+     * Validates the datagram in {@code seg[0, length)} in the order of spec WIRE-8: length, CRC, version,
+     * opcode, exact length. Returns {@link #OK} or the reason it must be dropped.
+     */
+    public int check(MemorySegment seg, int length) {
+        if (length < MIN_LENGTH || length > seg.byteSize()) {
+            return TRUNCATED;
+        }
+        int carried = Bytes.i32(seg, length - CRC_LENGTH);
+        if (carried != crc32c(seg, length - CRC_LENGTH)) {
+            return BAD_CRC;
+        }
+        base.wrap(seg, 0);
+        if (base.version() != VERSION) {
+            return BAD_VERSION;
+        }
+        int ext = Opcode.extensionLength(base.opcode());
+        if (ext < 0) {
+            return BAD_OPCODE;
+        }
+        if (length < BaseHeader.LENGTH + ext + CRC_LENGTH) {
+            return TRUNCATED;
+        }
+        if (length != BaseHeader.LENGTH + ext + base.payloadLength() + CRC_LENGTH) {
+            return BAD_LENGTH;
+        }
+        return OK;
+    }
+
+    /** Writes the CRC32C trailer at {@code length} and returns the datagram's total length. */
+    public int seal(MemorySegment seg, int length) {
+        Bytes.i32(seg, length, crc32c(seg, length));
+        return length + CRC_LENGTH;
+    }
+
+    /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
+    public int crc32c(MemorySegment seg, int length) {
+        crc.reset();
+        if (seg != cachedSegment) {
+            cachedSegment = seg;
+            cachedBuffer = seg.asByteBuffer();
+        }
+        ByteBuffer b = cachedBuffer;
+        b.limit(length).position(0);
+        crc.update(b);
+        return (int) crc.getValue();
+    }
+
+    /** Total datagram length for an opcode with {@code payloadLength} payload bytes. */
+    public static int datagramLength(int opcode, int payloadLength) {
+        return BaseHeader.LENGTH + Opcode.extensionLength(opcode) + payloadLength + CRC_LENGTH;
+    }
+
+    /** Name of a {@link #check} result. */
+    public static String checkName(int result) {
+        return switch (result) {
+            case OK -> "OK";
+            case TRUNCATED -> "TRUNCATED";
+            case BAD_CRC -> "BAD_CRC";
+            case BAD_VERSION -> "BAD_VERSION";
+            case BAD_OPCODE -> "BAD_OPCODE";
+            case BAD_LENGTH -> "BAD_LENGTH";
+            default -> "UNKNOWN(" + result + ")";
+        };
+    }
+}

@@ -1,0 +1,6 @@
+/** The sans-IO MetaRoCE engine: wire format, verbs model, multipath reliability, congestion control. */
+module io.metaroce.core {
+    exports io.metaroce.core;
+    exports io.metaroce.core.wire;
+    exports io.metaroce.core.testkit;
+}
