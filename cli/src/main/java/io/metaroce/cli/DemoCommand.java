@@ -1,0 +1,63 @@
+package io.metaroce.cli;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.testkit.BulkTransfer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code metaroce demo}: the transport under random loss, in the deterministic harness. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Runs a two-endpoint RDMA WRITE transfer in the deterministic harness (virtual time) at "
+                + "0%%, 1%% and 10%% random loss over many paths and prints goodput, retransmissions and "
+                + "completion time.")
+public final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--paths", defaultValue = "16", description = "paths per QP (default ${DEFAULT-VALUE})")
+    int paths;
+    @Option(names = "--planes", defaultValue = "4", description = "planes (default ${DEFAULT-VALUE})")
+    int planes;
+    @Option(names = "--size-mib", defaultValue = "64", description = "bytes to write, MiB (default ${DEFAULT-VALUE})")
+    int sizeMib;
+    @Option(names = "--rate-gbps", defaultValue = "100", description = "port rate per plane, Gb/s (default ${DEFAULT-VALUE})")
+    long rateGbps;
+    @Option(names = "--loss", split = ",", defaultValue = "0,0.01,0.10",
+            description = "loss rates to run (default ${DEFAULT-VALUE})")
+    double[] losses;
+    @Option(names = "--seed", defaultValue = "1", description = "random seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    public DemoCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        EngineConfig cfg = new EngineConfig().paths(paths).planes(planes);
+        long bytes = (long) sizeMib << 20;
+        System.out.printf(Locale.ROOT, "MetaRoCE-J demo: %d MiB RDMA WRITE, %d paths over %d planes of %d Gb/s, "
+                + "deterministic harness (virtual time, seed %d)%n%n", sizeMib, paths, planes, rateGbps, seed);
+        System.out.printf(Locale.ROOT, "%-7s %12s %10s %14s %12s %9s %12s %8s%n", "loss", "goodput Gb/s",
+                "vs 0% loss", "data dropped", "retransmits", "retx/drop", "time (ms)", "data");
+        double lossless = Double.NaN;
+        boolean allCorrect = true;
+        for (double loss : losses) {
+            BulkTransfer.Result r = BulkTransfer.run(cfg, rateGbps * 1_000_000_000L, loss, bytes, 64, seed,
+                    60_000_000_000L);
+            if (loss == 0) {
+                lossless = r.goodputGbps();
+            }
+            double rel = r.goodputGbps() / lossless;
+            System.out.printf(Locale.ROOT, "%-7s %12.1f %10s %14d %12d %9s %12.3f %8s%n",
+                    String.format(Locale.ROOT, "%.1f%%", loss * 100), r.goodputGbps(),
+                    Double.isNaN(rel) ? "-" : String.format(Locale.ROOT, "%.3f", rel), r.droppedData(),
+                    r.retransmits(), r.droppedData() == 0 ? "-"
+                            : String.format(Locale.ROOT, "%.2f", (double) r.retransmits() / r.droppedData()),
+                    r.completionNs() / 1e6, r.dataCorrect() && r.errors() == 0 ? "ok" : "WRONG");
+            allCorrect &= r.dataCorrect() && r.errors() == 0;
+        }
+        System.out.printf(Locale.ROOT, "%nOnly lost packets are resent (retx/drop near 1.0); every byte is verified "
+                + "at the receiver. Aggregate line rate: %d Gb/s.%n", rateGbps * planes);
+        return allCorrect ? 0 : 1;
+    }
+}

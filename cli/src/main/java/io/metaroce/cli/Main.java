@@ -1,0 +1,53 @@
+package io.metaroce.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/** {@code metaroce}: the project's command line. Subcommands are added by each part of the project. */
+@Command(name = "metaroce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport for lossy "
+                + "Ethernet (independent; its own wire format v1; not affiliated with Meta).",
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public Main() {
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+
+    /** Reads the version Maven filtered into the jar. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        public Version() {
+        }
+
+        @Override
+        public String[] getVersion() throws IOException {
+            Properties p = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            }
+            return new String[] {"metaroce " + p.getProperty("version", "unknown") + " (wire format v"
+                    + io.metaroce.core.wire.Packet.VERSION + ", Java " + Runtime.version() + ")"};
+        }
+    }
+}

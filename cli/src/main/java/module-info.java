@@ -1,0 +1,6 @@
+/** The metaroce command line. */
+module io.metaroce.cli {
+    requires io.metaroce.core;
+    requires info.picocli;
+    opens io.metaroce.cli to info.picocli;
+}

@@ -1,0 +1,43 @@
+package io.metaroce.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MainTest {
+    private static String capture(Runnable r) {
+        PrintStream old = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            r.run();
+        } finally {
+            System.setOut(old);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void versionNamesTheWireFormat() {
+        String out = capture(() -> assertEquals(0, Main.run("--version")));
+        assertTrue(out.contains("wire format v1"), out);
+    }
+
+    @Test
+    void smallDemoRunsAndVerifiesData() {
+        String out = capture(() -> assertEquals(0, Main.run("demo", "--size-mib", "4", "--loss", "0,0.01")));
+        assertTrue(out.contains("1.0%"), out);
+        assertTrue(out.contains(" ok"), out);
+        assertTrue(!out.contains("WRONG"), out);
+    }
+
+    @Test
+    void unknownCommandFailsWithUsage() {
+        assertEquals(2, Main.run("no-such-command"));
+    }
+}
