@@ -56,6 +56,10 @@ public final class QueuePair {
     private int pathCursor;
     private int ackCursor;
     private boolean preferResponses;
+    /** Some path may owe an ACK now (cleared when a scan finds none due). */
+    private boolean ackWork;
+    /** Some path may have a probe due. */
+    private boolean probeWork;
     private long grantBps;
     private long nextSendNs;
     private long allFailedSinceNs = Engine.NO_DEADLINE;
@@ -342,6 +346,7 @@ public final class QueuePair {
         if (cls == 1) {
             count(Counter.DROP_DUPLICATE);
             p.ackNow = true;
+            ackWork = true;
             return;
         }
         if (cls == 2) {
@@ -354,11 +359,13 @@ public final class QueuePair {
         if (verdict == REJECT) {
             // SACK-4: a rejected packet is never marked accepted; the sender learns from the NAK or the gap.
             p.ackNow = true;
+            ackWork = true;
             return;
         }
         if (ecn == EngineConfig.ECN_CE) {
             p.rxCe++;
             p.ackNow = true;
+            ackWork = true;
             count(Counter.ECN_CE_RECEIVED);
         }
         boolean gap = p.rxAccept(psn);
@@ -366,6 +373,7 @@ public final class QueuePair {
         p.rxPending++;
         if (gap || (base.flags() & BaseHeader.FLAG_ACK_REQ) != 0 || p.rxPending >= cfg.ackEvery) {
             p.ackNow = true;
+            ackWork = true;
         } else if (p.ackDeadlineNs == Engine.NO_DEADLINE) {
             p.ackDeadlineNs = nowNs + cfg.ackDelayNs;
         }
@@ -887,6 +895,7 @@ public final class QueuePair {
             allFailedSinceNs = Engine.NO_DEADLINE;
         } else {
             p.probeDue = true; // the next probe goes at once
+            probeWork = true;
         }
     }
 
@@ -941,12 +950,14 @@ public final class QueuePair {
         for (Path p : paths) {
             if (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0) {
                 p.ackNow = true;
+                ackWork = true;
             }
             if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs) - nowNs <= 0) {
                 onRto(p, nowNs);
             }
             if (p.probeDeadlineNs - nowNs <= 0) {
                 p.probeDue = true;
+                probeWork = true;
                 p.probeDeadlineNs = nowNs + cfg.probeIntervalNs;
                 if (p.state == PathState.PROBING) {
                     // A probe went unanswered for a whole interval: back to failed.
@@ -996,6 +1007,7 @@ public final class QueuePair {
                 count(Counter.PATH_FAILOVERS);
                 p.probeSuccesses = 0;
                 p.probeDue = true;
+                probeWork = true;
                 p.probeDeadlineNs = nowNs + cfg.probeIntervalNs;
                 if (allPathsFailed() && allFailedSinceNs == Engine.NO_DEADLINE) {
                     allFailedSinceNs = nowNs;
@@ -1054,22 +1066,29 @@ public final class QueuePair {
         if (replySize > 0) {
             return emitProbeReply(nowNs, out, tx);
         }
-        int n = paths.length;
-        for (int k = 0; k < n; k++) {
-            Path p = paths[(ackCursor + k) % n];
-            if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0)) {
-                ackCursor = (p.id + 1) % n;
-                return emitAck(nowNs, p, out, tx);
-            }
-        }
-        for (Path p : paths) {
-            if (p.probeDue) {
-                p.probeDue = false;
-                if (p.probeDeadlineNs == Engine.NO_DEADLINE) {
-                    continue;
+        if (ackWork) {
+            int n = paths.length;
+            for (int k = 0; k < n; k++) {
+                int id = ackCursor + k;
+                Path p = paths[id >= n ? id - n : id];
+                if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0)) {
+                    ackCursor = p.id + 1 == n ? 0 : p.id + 1;
+                    return emitAck(nowNs, p, out, tx);
                 }
-                return emitProbe(nowNs, p, out, tx);
             }
+            ackWork = false;
+        }
+        if (probeWork) {
+            for (Path p : paths) {
+                if (p.probeDue) {
+                    p.probeDue = false;
+                    if (p.probeDeadlineNs == Engine.NO_DEADLINE) {
+                        continue;
+                    }
+                    return emitProbe(nowNs, p, out, tx);
+                }
+            }
+            probeWork = false;
         }
         if (state != QpState.RTS) {
             return 0;

@@ -174,11 +174,17 @@ class ScenarioTest {
         long binNs = 50_000;
         long[][] bins = new long[senders][4000];
         long[] allSeenAt = {-1};
+        long[] rttAtAllSeen = {0};
         net.setObserver((now, d) -> {
             if (d.dst() == senders && d.isData()) {
                 bins[d.src()][(int) Math.min(3999, now / binNs)] += d.payloadLength();
                 if (allSeenAt[0] < 0 && rx.engine.activeSenderCount() == senders) {
                     allSeenAt[0] = now;
+                    for (Endpoint e : tx) {
+                        for (int p = 0; p < e.qp.pathCount(); p++) {
+                            rttAtAllSeen[0] = Math.max(rttAtAllSeen[0], e.qp.path(p).srttNs());
+                        }
+                    }
                 }
             }
         });
@@ -195,7 +201,7 @@ class ScenarioTest {
             }
             return true;
         }, 1_000_000_000L));
-        long rttNs = tx[0].qp.path(0).srttNs();
+        long rttNs = rttAtAllSeen[0]; // the largest smoothed RTT of any sender's path at that moment
         assertTrue(allSeenAt[0] > 0);
         long firstDone = Long.MAX_VALUE;
         // the first bin in which some sender has finished ends the steady state

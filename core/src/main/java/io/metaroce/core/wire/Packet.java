@@ -40,8 +40,12 @@ public final class Packet {
 
     private final CRC32C crc = new CRC32C();
     private final BaseHeader base = new BaseHeader();
-    private MemorySegment cachedSegment;
-    private ByteBuffer cachedBuffer;
+    // Byte-buffer views for the CRC, cached per direction: a driver that reuses its receive and transmit
+    // buffers then allocates nothing per packet.
+    private MemorySegment checkSegment;
+    private ByteBuffer checkBuffer;
+    private MemorySegment sealSegment;
+    private ByteBuffer sealBuffer;
 
     /**
      * Validates the datagram in {@code seg[0, length)} in the order of spec WIRE-8: length, CRC, version,
@@ -52,7 +56,11 @@ public final class Packet {
             return TRUNCATED;
         }
         int carried = Bytes.i32(seg, length - CRC_LENGTH);
-        if (carried != crc32c(seg, length - CRC_LENGTH)) {
+        if (seg != checkSegment) {
+            checkSegment = seg;
+            checkBuffer = seg.asByteBuffer();
+        }
+        if (carried != crc32c(checkBuffer, length - CRC_LENGTH)) {
             return BAD_CRC;
         }
         base.wrap(seg, 0);
@@ -74,18 +82,21 @@ public final class Packet {
 
     /** Writes the CRC32C trailer at {@code length} and returns the datagram's total length. */
     public int seal(MemorySegment seg, int length) {
-        Bytes.i32(seg, length, crc32c(seg, length));
+        if (seg != sealSegment) {
+            sealSegment = seg;
+            sealBuffer = seg.asByteBuffer();
+        }
+        Bytes.i32(seg, length, crc32c(sealBuffer, length));
         return length + CRC_LENGTH;
     }
 
     /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
     public int crc32c(MemorySegment seg, int length) {
+        return crc32c(seg.asByteBuffer(), length);
+    }
+
+    private int crc32c(ByteBuffer b, int length) {
         crc.reset();
-        if (seg != cachedSegment) {
-            cachedSegment = seg;
-            cachedBuffer = seg.asByteBuffer();
-        }
-        ByteBuffer b = cachedBuffer;
         b.limit(length).position(0);
         crc.update(b);
         return (int) crc.getValue();

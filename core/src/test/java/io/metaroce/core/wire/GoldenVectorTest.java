@@ -157,7 +157,7 @@ class GoldenVectorTest {
         assertEquals(0x00001000, a.cumPsn());
         assertEquals(2, a.ceCount());
         assertEquals(0, a.reserved());
-        assertEquals(1_000_004_000L, a.echoTimestampNs());
+        assertEquals(1_000_005_500L, a.echoTimestampNs());
         assertEquals(50_000, a.grantMbps());
         assertEquals(1, a.rxMsn());
         assertEquals(0x000000000000000eL, a.sackWord(0));

@@ -120,12 +120,12 @@ public final class GoldenVectors {
                                 .rsn(0).immediate(0));
             }
         },
-        ACK(Opcode.ACK, "B acks A's path 0: cum 0x1000, 0x1001 missing, 0x1002-0x1004 and 0x1100 accepted") {
+        ACK(Opcode.ACK, "B acks A's path 0: cum 0x1000, 0x1001 (TV-5) missing, 0x1002-0x1004 and 0x1100 accepted") {
             @Override
             byte[] build() {
                 return frame(opcode, 0, QPN_A, QPN_B, 0, 0, 0, T0 + 6_000, new byte[0],
                         ext -> new AckHeader().wrap(ext, 0).cumPsn(IPSN_A).ceCount(2).reserved(0)
-                                .echoTimestampNs(T0 + 4_000).grantMbps(50_000).rxMsn(1)
+                                .echoTimestampNs(T0 + 5_500).grantMbps(50_000).rxMsn(1)
                                 .sackWord(0, 0x000000000000000eL).sackWord(1, 0L).sackWord(2, 0L)
                                 .sackWord(3, 0x8000000000000000L));
             }
