@@ -23,10 +23,14 @@ public enum Counter {
     /** Accepted data packets whose segment was already placed or whose message already retired. */
     DUPLICATE_DATA,
     COMPLETIONS, ERROR_COMPLETIONS, RNR_NAKS_RECEIVED,
+    /** NAKs not sent because the QP's NAK queue was full (the packet itself is counted by its drop reason). */
+    NAK_QUEUE_OVERFLOW,
+    /** Probe replies not sent because the reply queue was full (probes are retried). */
+    PROBE_REPLY_OVERFLOW,
     DROP_TRUNCATED, DROP_BAD_CRC, DROP_BAD_VERSION, DROP_BAD_OPCODE, DROP_BAD_LENGTH, DROP_MALFORMED,
     DROP_UNKNOWN_QP, DROP_WRONG_PEER, DROP_QP_NOT_READY, DROP_DUPLICATE, DROP_PSN_OUT_OF_WINDOW,
     DROP_MSN_OUT_OF_WINDOW, DROP_BAD_RKEY, DROP_OUT_OF_BOUNDS, DROP_NO_PERMISSION, DROP_RNR,
-    DROP_INVALID_REQUEST, DROP_BUSY, DROP_STALE_NAK, DROP_NAK_QUEUE_FULL;
+    DROP_INVALID_REQUEST, DROP_BUSY, DROP_STALE_NAK;
 
     private static final Counter[] VALUES = values();
 

@@ -37,6 +37,17 @@ final class OutQueue {
         return w.serial == serial && serial >= head && serial < tail ? w : null;
     }
 
+    /** Empties the queue and restarts serials at 0 (after RESET, when nothing refers to old entries). */
+    void reset() {
+        head = 0;
+        tail = 0;
+        nextToSend = 0;
+        for (SendWqe w : ring) {
+            w.serial = -1;
+            w.local = null;
+        }
+    }
+
     void clear() {
         head = tail;
         nextToSend = tail;

@@ -189,6 +189,10 @@ public final class QueuePair {
         nextMsn = 0;
         nextRsn = 0;
         grantBps = 0;
+        // A reconnected QP starts its MSN, RSN and queue serials afresh (serials index by MSN).
+        sq.reset();
+        rsq.reset();
+        rq.reset();
         state = QpState.RESET;
     }
 
@@ -446,7 +450,7 @@ public final class QueuePair {
                 return REJECT;
             }
         }
-        // Place straight into final memory (PLACE-1), before the message's other packets if need be.
+        // Place straight into final memory (ORD-2), before the message's other packets if need be.
         if (op == Opcode.WRITE || op == Opcode.WRITE_IMM) {
             MemoryRegion mr = engine.regionByRkey(data.rkey());
             if (payloadLen > 0) {
@@ -579,7 +583,7 @@ public final class QueuePair {
 
     private void queueNak(int pathId, int psn, int msn, int code, int offset) {
         if (nakSize == NAK_QUEUE) {
-            count(Counter.DROP_NAK_QUEUE_FULL);
+            count(Counter.NAK_QUEUE_OVERFLOW); // the packet is already counted; the sender will resend it
             return;
         }
         int i = (nakHead + nakSize++) & (NAK_QUEUE - 1);
@@ -704,7 +708,8 @@ public final class QueuePair {
             return;
         }
         if (holdNs > 0) {
-            held.push(q, p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], nowNs + holdNs);
+            // An RNR/BUSY resend is not a transport retry: it does not count against retryLimit.
+            held.push(q, p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
         } else {
             retx.push(q, p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
         }
@@ -780,7 +785,13 @@ public final class QueuePair {
         switch (code) {
             case NakHeader.CODE_RNR, NakHeader.CODE_BUSY -> {
                 count(Counter.RNR_NAKS_RECEIVED);
-                if (++w.rnrRetries > cfg.rnrRetryLimit) {
+                // NAK-7: one retry per wait, however many of the message's packets were NAKed in it.
+                if (!w.rnrWaiting || nowNs - w.rnrWaitUntilNs >= 0) {
+                    w.rnrWaiting = true;
+                    w.rnrRetries++;
+                    w.rnrWaitUntilNs = nowNs + Math.max(1, cfg.rnrDelayNs);
+                }
+                if (w.rnrRetries > cfg.rnrRetryLimit) {
                     declareLost(p, i, nowNs, 0);
                     failRequest(w, WcStatus.RNR_RETRY_EXC_ERR);
                 } else {
@@ -859,7 +870,8 @@ public final class QueuePair {
             return;
         }
         if (replySize == NAK_QUEUE) {
-            return; // replies are best effort; the prober tries again
+            count(Counter.PROBE_REPLY_OVERFLOW); // replies are best effort; the prober tries again
+            return;
         }
         int i = (replyHead + replySize++) & (NAK_QUEUE - 1);
         replyPath[i] = p.id;
@@ -1248,7 +1260,7 @@ public final class QueuePair {
         return finishPacket(out, len - Packet.CRC_LENGTH, p, w.op, tx);
     }
 
-    /** PATH-1, MP-2: the sendable path with the largest open window, round-robin among equals. */
+    /** PATH-1: the sendable path with the largest open window, round-robin among equals. */
     private Path choosePath(long nowNs) {
         int n = paths.length;
         Path best = null;

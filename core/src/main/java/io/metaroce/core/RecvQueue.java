@@ -44,6 +44,13 @@ final class RecvQueue {
         return headIdx;
     }
 
+    void reset() {
+        java.util.Arrays.fill(mrs, null);
+        headRsn = 0;
+        headIdx = 0;
+        count = 0;
+    }
+
     void pop() {
         mrs[headIndex()] = null;
         headRsn++;

@@ -34,6 +34,8 @@ final class SendWqe {
     WcStatus status;
     boolean done;
     int rnrRetries;
+    long rnrWaitUntilNs;
+    boolean rnrWaiting;
 
     void init(long serial, int msn, int op, long wrId, boolean signaled, MemoryRegion local, long localOffset,
               int length, long remoteVa, int rkey, int imm, int rsn, long sinkVa, int mtu) {
@@ -61,6 +63,8 @@ final class SendWqe {
         this.status = null;
         this.done = false;
         this.rnrRetries = 0;
+        this.rnrWaitUntilNs = 0;
+        this.rnrWaiting = false;
     }
 
     static int segmentsOf(int length, int mtu) {

@@ -56,11 +56,7 @@ public final class Packet {
             return TRUNCATED;
         }
         int carried = Bytes.i32(seg, length - CRC_LENGTH);
-        if (seg != checkSegment) {
-            checkSegment = seg;
-            checkBuffer = seg.asByteBuffer();
-        }
-        if (carried != crc32c(checkBuffer, length - CRC_LENGTH)) {
+        if (carried != crc32c(seg, length - CRC_LENGTH, false)) {
             return BAD_CRC;
         }
         base.wrap(seg, 0);
@@ -82,20 +78,37 @@ public final class Packet {
 
     /** Writes the CRC32C trailer at {@code length} and returns the datagram's total length. */
     public int seal(MemorySegment seg, int length) {
-        if (seg != sealSegment) {
-            sealSegment = seg;
-            sealBuffer = seg.asByteBuffer();
-        }
-        Bytes.i32(seg, length, crc32c(sealBuffer, length));
+        Bytes.i32(seg, length, crc32c(seg, length, true));
         return length + CRC_LENGTH;
     }
 
     /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
     public int crc32c(MemorySegment seg, int length) {
-        return crc32c(seg.asByteBuffer(), length);
+        return crc32c(seg, length, false);
     }
 
-    private int crc32c(ByteBuffer b, int length) {
+    private int crc32c(MemorySegment seg, int length, boolean sealing) {
+        ByteBuffer b = sealing ? (seg == sealSegment ? sealBuffer : null) : (seg == checkSegment ? checkBuffer : null);
+        if (b == null) {
+            try {
+                b = seg.asByteBuffer();
+            } catch (UnsupportedOperationException e) {
+                // Over 2 GiB, or on a heap array of another type: no whole view; read the bytes (rare, uncached).
+                b = ByteBuffer.wrap(seg.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                return update(b, length);
+            }
+            if (sealing) {
+                sealSegment = seg;
+                sealBuffer = b;
+            } else {
+                checkSegment = seg;
+                checkBuffer = b;
+            }
+        }
+        return update(b, length);
+    }
+
+    private int update(ByteBuffer b, int length) {
         crc.reset();
         b.limit(length).position(0);
         crc.update(b);
