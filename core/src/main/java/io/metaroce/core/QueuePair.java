@@ -31,6 +31,8 @@ public final class QueuePair {
     private static final int Q_SEND = 0;
     private static final int Q_RESP = 1;
     private static final int NAK_QUEUE = 64;
+    /** IP ECN codepoint ECT(0): every datagram is ECN-capable so that switches mark instead of dropping. */
+    private static final int ECT0 = 2;
 
     private final Engine engine;
     private final EngineConfig cfg;
@@ -311,10 +313,7 @@ public final class QueuePair {
     /** Handles one datagram already checked by {@link Packet#check} and addressed to this QP. */
     void handle(long nowNs, MemorySegment seg, int length, int ecn) {
         base.wrap(seg, 0);
-        if (state != QpState.RTS && state != QpState.RTR) {
-            count(Counter.DROP_QP_NOT_READY);
-            return;
-        }
+        // BAD-2: source QPN, path id, then QP state.
         if (base.srcQpn() != remoteQpn) {
             count(Counter.DROP_WRONG_PEER);
             return;
@@ -322,6 +321,10 @@ public final class QueuePair {
         int pathId = base.pathId();
         if (pathId >= paths.length) {
             count(Counter.DROP_MALFORMED);
+            return;
+        }
+        if (state != QpState.RTS && state != QpState.RTR) {
+            count(Counter.DROP_QP_NOT_READY);
             return;
         }
         Path p = paths[pathId];
@@ -1120,6 +1123,7 @@ public final class QueuePair {
         tx.pathId = p.id;
         tx.length = total;
         tx.opcode = op;
+        tx.ecn = ECT0;
         count(Counter.TX_PACKETS);
         add(Counter.TX_BYTES, total);
         return total;

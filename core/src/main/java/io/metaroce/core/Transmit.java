@@ -14,6 +14,7 @@ public final class Transmit {
     int pathId;
     int length;
     int opcode;
+    int ecn;
 
     /** The opaque peer handle given to {@link QueuePair#connect}: the driver maps it to an address. */
     public int peer() { return peer; }
@@ -23,6 +24,8 @@ public final class Transmit {
     public int pathId() { return pathId; }
     /** Datagram length in bytes. */
     public int length() { return length; }
+    /** IP ECN codepoint to send the datagram with: ECT(0) (2) for every packet of this protocol (CC-1). */
+    public int ecn() { return ecn; }
     /** Opcode of the datagram, for the driver's statistics. */
     public int opcode() { return opcode; }
 }
