@@ -43,6 +43,7 @@ public final class Path {
     int consecutiveTimeouts;
     long lastCeNs = Long.MIN_VALUE;
     double cwndBytes;
+    double ssthreshBytes;
     double alpha;
     long obsAcked;
     long obsMarked;
@@ -53,6 +54,8 @@ public final class Path {
     long probeId;
     int probeSuccesses;
     boolean probeDue;
+    /** A tail-loss probe went out since the last progress (RTO-5). */
+    boolean tlpSent;
     long failedSinceNs;
 
     // ---- receiver side (reverse direction) ----
@@ -97,6 +100,7 @@ public final class Path {
         nextSendNs = 0;
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
+        tlpSent = false;
         lastCeNs = Long.MIN_VALUE;
     }
 
@@ -189,6 +193,14 @@ public final class Path {
     /** True when another packet fits under the PSN window of the SACK bitmap. */
     boolean psnWindowOpen() {
         return nextPsn - floor < WINDOW;
+    }
+
+    /** RTO-5: when to send a tail-loss probe after the last progress, or -1 when none is due. */
+    long tailProbeDelayNs(long ackDelayNs) {
+        if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
+            return -1;
+        }
+        return 2 * srttNs + ackDelayNs;
     }
 
     long currentRtoNs(long maxRtoNs) {

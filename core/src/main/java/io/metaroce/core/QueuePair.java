@@ -65,6 +65,7 @@ public final class QueuePair {
     private long grantBps;
     private long nextSendNs;
     private long allFailedSinceNs = Engine.NO_DEADLINE;
+    private long sendsRetired;
     long lastDataRxNs = Long.MIN_VALUE;
     boolean activeSender;
     boolean inReady;
@@ -123,6 +124,8 @@ public final class QueuePair {
     public Path path(int i) { return paths[i]; }
     /** Work requests posted and not yet completed. */
     public int outstandingSends() { return sq.outstanding(); }
+    /** Send work requests finished so far (completed, failed or flushed; signaled or not). */
+    public long sendsRetired() { return sendsRetired; }
     /** Receives posted and not yet consumed. */
     public int postedReceives() { return rq.count; }
     /** The latest rate granted by the peer in bits/s (0 = none). */
@@ -274,6 +277,7 @@ public final class QueuePair {
         if (state == QpState.ERROR) {
             sendCq.push(wrId, WcStatus.WR_FLUSH_ERR, wcOpcodeOf(op), 0, 0, false, qpn);
             count(Counter.ERROR_COMPLETIONS);
+            sendsRetired++;
             return OK;
         }
         if (sq.full()) {
@@ -663,6 +667,7 @@ public final class QueuePair {
             p.lastProgressNs = nowNs;
             p.backoff = 0;
             p.consecutiveTimeouts = 0;
+            p.tlpSent = false;
             if (p.state == PathState.SUSPECT) {
                 p.state = PathState.ACTIVE;
             }
@@ -752,6 +757,7 @@ public final class QueuePair {
             }
             w.local = null;
             sq.head++;
+            sendsRetired++;
             if (sq.nextToSend < sq.head) {
                 sq.nextToSend = sq.head;
             }
@@ -876,6 +882,9 @@ public final class QueuePair {
             count(Counter.PROBE_REPLY_OVERFLOW); // replies are best effort; the prober tries again
             return;
         }
+        // RTO-5: a probe also asks for the path's current ACK state (it may be a tail-loss probe).
+        p.ackNow = true;
+        ackWork = true;
         int i = (replyHead + replySize++) & (NAK_QUEUE - 1);
         replyPath[i] = p.id;
         replyProbeId[i] = probe.probeId();
@@ -934,6 +943,10 @@ public final class QueuePair {
                 if (rto < d) {
                     d = rto;
                 }
+                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
+                if (tlp >= 0 && p.lastProgressNs + tlp < d) {
+                    d = p.lastProgressNs + tlp;
+                }
             }
             if (p.probeDeadlineNs < d) {
                 d = p.probeDeadlineNs;
@@ -969,6 +982,14 @@ public final class QueuePair {
             }
             if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs) - nowNs <= 0) {
                 onRto(p, nowNs);
+            } else {
+                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
+                if (tlp >= 0 && p.lastProgressNs + tlp - nowNs <= 0) {
+                    // RTO-5: the last ACK of a window may be lost; a probe makes the receiver ACK again.
+                    p.tlpSent = true;
+                    p.probeDue = true;
+                    probeWork = true;
+                }
             }
             if (p.probeDeadlineNs - nowNs <= 0) {
                 p.probeDue = true;
@@ -1097,9 +1118,6 @@ public final class QueuePair {
             for (Path p : paths) {
                 if (p.probeDue) {
                     p.probeDue = false;
-                    if (p.probeDeadlineNs == Engine.NO_DEADLINE) {
-                        continue;
-                    }
                     return emitProbe(nowNs, p, out, tx);
                 }
             }

@@ -1,0 +1,112 @@
+package io.metaroce.net;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+
+/**
+ * The portable fallback: a non-blocking {@link DatagramChannel}, one system call per datagram and blind to ECN
+ * (every datagram is reported as not-ECT). Slower than {@link LinuxUdp}; used where FFM or Linux is missing.
+ */
+final class ChannelUdp implements UdpSocket {
+    private final DatagramChannel channel;
+    private final InetSocketAddress local;
+    private ByteBuffer[] views;
+    private PacketBatch viewsOf;
+    private final byte[] addrBytes = new byte[4];
+
+    ChannelUdp(InetSocketAddress bindTo, int bufferBytes) throws IOException {
+        channel = DatagramChannel.open(StandardProtocolFamily.INET);
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
+        channel.setOption(StandardSocketOptions.IP_TOS, 2); // ECT(0), where the platform lets us
+        channel.bind(bindTo);
+        local = (InetSocketAddress) channel.getLocalAddress();
+    }
+
+    private ByteBuffer[] views(PacketBatch b) {
+        if (viewsOf != b) {
+            views = new ByteBuffer[b.capacity];
+            for (int i = 0; i < b.capacity; i++) {
+                views[i] = b.slots[i].asByteBuffer();
+            }
+            viewsOf = b;
+        }
+        return views;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public int send(PacketBatch batch, int[] indices, int n) throws IOException {
+        ByteBuffer[] v = views(batch);
+        int sent = 0;
+        for (int k = 0; k < n; k++) {
+            int i = indices[k];
+            ByteBuffer b = v[i];
+            b.clear().limit(batch.length[i]);
+            int a = batch.addr[i];
+            InetAddress to = InetAddress.getByAddress(new byte[] {(byte) (a >>> 24), (byte) (a >>> 16),
+                    (byte) (a >>> 8), (byte) a});
+            if (channel.send(b, new InetSocketAddress(to, batch.port[i])) > 0) {
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    @Override
+    public int receive(PacketBatch batch) throws IOException {
+        ByteBuffer[] v = views(batch);
+        int n = 0;
+        while (n < batch.capacity) {
+            ByteBuffer b = v[n];
+            b.clear();
+            InetSocketAddress from = (InetSocketAddress) channel.receive(b);
+            if (from == null) {
+                break;
+            }
+            batch.length[n] = b.position();
+            if (from.getAddress() instanceof Inet4Address a4) {
+                byte[] x = a4.getAddress();
+                System.arraycopy(x, 0, addrBytes, 0, 4);
+                batch.addr[n] = (x[0] & 0xFF) << 24 | (x[1] & 0xFF) << 16 | (x[2] & 0xFF) << 8 | x[3] & 0xFF;
+            }
+            batch.port[n] = from.getPort();
+            batch.ecn[n] = 0;
+            batch.segmentSize[n] = 0;
+            n++;
+        }
+        batch.count = n;
+        return n;
+    }
+
+    @Override
+    public boolean seesEcn() {
+        return false;
+    }
+
+    @Override
+    public boolean gro() {
+        return false;
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing a datagram channel cannot lose data
+        }
+    }
+}

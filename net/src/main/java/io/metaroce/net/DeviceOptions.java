@@ -1,0 +1,74 @@
+package io.metaroce.net;
+
+import io.metaroce.core.EngineConfig;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/** How to open a {@link Device}. Fluent setters; defaults suit loopback and a test bed. */
+public final class DeviceOptions {
+    /** Which kernel interface moves the datagrams. */
+    public enum Transport {
+        /** FFM (sendmmsg/recvmmsg, ECN) on Linux, else the channel fallback. */
+        AUTO,
+        /** FFM only; opening fails where it is unavailable. */
+        FFM,
+        /** {@link java.nio.channels.DatagramChannel}: portable, slower, blind to ECN. */
+        CHANNEL
+    }
+
+    /** How the I/O agent waits when it has nothing to do. */
+    public enum Idle {
+        /** Busy-spin: lowest latency, one core always busy. */
+        SPIN,
+        /** Thread.yield between polls. */
+        YIELD,
+        /** Spin, then yield (about 5,000 times), then park up to 50 us (the default). */
+        BACKOFF,
+        /** Park 100 us between polls: least CPU, most latency. */
+        PARK
+    }
+
+    final List<InetAddress> planes = new ArrayList<>();
+    int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
+    EngineConfig engine = new EngineConfig();
+    Transport transport = Transport.AUTO;
+    Idle idle = Idle.BACKOFF;
+    double injectLoss;
+    long seed = 1;
+    int socketBufferBytes = 8 << 20;
+    int batch = 32;
+    boolean gro = false;
+    String name = "metaroce";
+
+    public DeviceOptions() {
+    }
+
+    /** One local address per plane, in plane order. */
+    public DeviceOptions planes(List<InetAddress> addresses) {
+        planes.clear();
+        planes.addAll(addresses);
+        return this;
+    }
+
+    /** UDP port to receive on (the protocol's destination port); 0 picks a free one. */
+    public DeviceOptions port(int p) { port = p; return this; }
+    /** Engine settings; {@code planes} is set from the plane addresses. */
+    public DeviceOptions engine(EngineConfig c) { engine = c; return this; }
+    public DeviceOptions transport(Transport t) { transport = t; return this; }
+    public DeviceOptions idle(Idle i) { idle = i; return this; }
+    /**
+     * TEST ONLY: drop this fraction of received protocol datagrams at the receiver, before the engine sees
+     * them (seeded). For loss experiments where the network cannot drop.
+     */
+    public DeviceOptions injectLossForTesting(double fraction) { injectLoss = fraction; return this; }
+    public DeviceOptions seed(long s) { seed = s; return this; }
+    public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
+    /** Datagrams per sendmmsg/recvmmsg call. */
+    public DeviceOptions batch(int b) { batch = b; return this; }
+    /** Ask the kernel for UDP GRO on receive sockets. */
+    public DeviceOptions gro(boolean on) { gro = on; return this; }
+    /** Name of the agent thread. */
+    public DeviceOptions name(String n) { name = n; return this; }
+}

@@ -1,0 +1,6 @@
+/** The real datapath: UDP through the kernel (FFM on Linux, DatagramChannel elsewhere), the device agent, CM. */
+module io.metaroce.net {
+    requires transitive io.metaroce.core;
+    requires org.jctools.core;
+    exports io.metaroce.net;
+}
