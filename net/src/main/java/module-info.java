@@ -3,4 +3,5 @@ module io.metaroce.net {
     requires transitive io.metaroce.core;
     requires org.jctools.core;
     exports io.metaroce.net;
+    exports io.metaroce.net.testbed;
 }

@@ -30,10 +30,12 @@ class MainTest {
 
     @Test
     void smallDemoRunsAndVerifiesData() {
-        String out = capture(() -> assertEquals(0, Main.run("demo", "--size-mib", "4", "--loss", "0,0.01")));
+        String out = capture(() -> assertEquals(0, Main.run("demo", "--size-mib", "4", "--loss", "0,0.01",
+                "--loopback-mib", "8")));
         assertTrue(out.contains("1.0%"), out);
         assertTrue(out.contains(" ok"), out);
         assertTrue(!out.contains("WRONG"), out);
+        assertTrue(out.contains("data verified"), out);
     }
 
     @Test

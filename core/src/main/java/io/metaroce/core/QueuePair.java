@@ -894,12 +894,12 @@ public final class QueuePair {
     private void onProbeReply(long nowNs, Path p, MemorySegment seg) {
         count(Counter.RX_PROBE_REPLIES);
         probe.wrap(seg, BaseHeader.LENGTH);
-        if (base.payloadLength() != 0 || probe.probeId() != p.probeId) {
+        if (base.payloadLength() != 0) {
             count(Counter.DROP_MALFORMED);
             return;
         }
-        if (p.state != PathState.FAILED && p.state != PathState.PROBING) {
-            return;
+        if (p.state != PathState.FAILED && p.state != PathState.PROBING || probe.probeId() != p.probeId) {
+            return; // a reply to a tail-loss probe, or to an older probe: nothing to do
         }
         p.probeId++; // each probe is answered once
         p.onRttSample(nowNs - probe.echoTimestampNs(), cfg.minRtoNs, cfg.maxRtoNs);

@@ -87,9 +87,9 @@ final class ConnectionManager {
     }
 
     void connect(DeviceQp qp, InetSocketAddress server, long timeoutMs, CompletableFuture<Void> f) {
-        if (qp.qp.state() != QpState.RESET) {
+        if (qp.qp.state() != QpState.INIT) {
             f.completeExceptionally(new IllegalStateException("QP " + qp.qpn() + " is " + qp.qp.state()
-                    + ", not RESET: connect a fresh QP"));
+                    + ", not INIT: connect a fresh QP"));
             return;
         }
         Pending p = new Pending();

@@ -224,6 +224,7 @@ public final class Device implements AutoCloseable {
 
     DeviceQp newQp(ProtectionDomain pd, DeviceCq sendCq, DeviceCq recvCq) {
         QueuePair qp = engine.createQp(pd, sendCq.engineCq, recvCq.engineCq);
+        qp.modifyToInit(); // as rdma_create_qp does: receives may be posted before the connection is up
         DeviceQp d = new DeviceQp(this, qp, sendCq, recvCq, cfg.sqDepth);
         qps.add(d);
         return d;
