@@ -31,6 +31,8 @@ public final class QueuePair {
     private static final int Q_SEND = 0;
     private static final int Q_RESP = 1;
     private static final int NAK_QUEUE = 64;
+    /** The furthest a data packet's PSN floor may move the receiver's cumulative PSN at once. */
+    private static final int MAX_FLOOR_JUMP = 1 << 16;
     /** IP ECN codepoint ECT(0): every datagram is ECN-capable so that switches mark instead of dropping. */
     private static final int ECT0 = 2;
 
@@ -352,7 +354,15 @@ public final class QueuePair {
 
     private void onData(long nowNs, Path p, MemorySegment seg, int op, int ecn) {
         int psn = base.psn();
-        p.rxApplyFloor(base.psnFloor());
+        int floor = base.psnFloor();
+        // SACK-6: a sender never has 256 PSNs outstanding on a path, so its floor is within 256 below the
+        // packet's own PSN; and a floor never jumps further than a window's worth of PSNs the receiver could
+        // have missed. Anything else is forged or corrupt and must not move the cumulative PSN.
+        if (psn - floor < 0 || psn - floor >= Path.WINDOW || floor - 1 - p.rxCum > MAX_FLOOR_JUMP) {
+            count(Counter.DROP_MALFORMED);
+            return;
+        }
+        p.rxApplyFloor(floor);
         int cls = p.rxClassify(psn);
         if (cls == 1) {
             count(Counter.DROP_DUPLICATE);

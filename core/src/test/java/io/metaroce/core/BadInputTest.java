@@ -116,7 +116,10 @@ class BadInputTest {
         // framing
         expect(Counter.DROP_MALFORMED, e, write(base, rkey, 100, s -> new DataHeader().wrap(s, 32).offset(3)));
         expect(Counter.DROP_MALFORMED, e, write(base, rkey, 100, s -> new DataHeader().wrap(s, 32).messageLength(-5)));
-        expect(Counter.DROP_PSN_OUT_OF_WINDOW, e, write(base, rkey, 100, s -> new BaseHeader().wrap(s, 0).psn(psn + 5000)));
+        // a PSN far beyond the window whose floor does not vouch for it, and a floor that would jump too far
+        expect(Counter.DROP_MALFORMED, e, write(base, rkey, 100, s -> new BaseHeader().wrap(s, 0).psn(psn + 5000)));
+        expect(Counter.DROP_MALFORMED, e, write(base, rkey, 100,
+                s -> new BaseHeader().wrap(s, 0).psn(1 << 30).psnFloor((1 << 30) - 10)));
         expect(Counter.DROP_MSN_OUT_OF_WINDOW, e, write(base, rkey, 100, s -> new DataHeader().wrap(s, 32).msn(1 << 20)));
 
         // access: wrong rkey, another PD's rkey, out of bounds (end, start, overflow), no permission

@@ -100,7 +100,7 @@ public final class Device implements AutoCloseable {
                 }
             }
             for (int i = 0; i < cfg.paths; i++) {
-                txSockets[i] = open(new InetSocketAddress(o.planes.get(i % cfg.planes), 0), false);
+                txSockets[i] = openTx(new InetSocketAddress(o.planes.get(i % cfg.planes), 0));
             }
         } catch (IOException | RuntimeException e) {
             closeSockets();
@@ -129,6 +129,13 @@ public final class Device implements AutoCloseable {
                     ? new LinuxUdp(at, opts.socketBufferBytes, gro, false)
                     : new ChannelUdp(at, opts.socketBufferBytes);
         };
+    }
+
+    private UdpSocket openTx(InetSocketAddress at) throws IOException {
+        boolean ffm = opts.transport == DeviceOptions.Transport.FFM
+                || opts.transport == DeviceOptions.Transport.AUTO && LinuxUdp.unavailableReason() == null;
+        return ffm ? new LinuxUdp(at, opts.socketBufferBytes, false, false, opts.gso)
+                : new ChannelUdp(at, opts.socketBufferBytes);
     }
 
     /** Opens a device: binds its sockets and starts its agent thread. */

@@ -32,7 +32,7 @@ public final class DeviceOptions {
 
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
-    EngineConfig engine = new EngineConfig();
+    EngineConfig engine = realNetworkDefaults();
     Transport transport = Transport.AUTO;
     Idle idle = Idle.BACKOFF;
     double injectLoss;
@@ -40,9 +40,20 @@ public final class DeviceOptions {
     int socketBufferBytes = 8 << 20;
     int batch = 32;
     boolean gro = false;
+    boolean gso = true;
     String name = "metaroce";
 
     public DeviceOptions() {
+    }
+
+    /**
+     * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
+     * of a few milliseconds are not taken for loss or failure.
+     */
+    public static EngineConfig realNetworkDefaults() {
+        return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
+                .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
+                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64);
     }
 
     /** One local address per plane, in plane order. */
@@ -69,6 +80,8 @@ public final class DeviceOptions {
     public DeviceOptions batch(int b) { batch = b; return this; }
     /** Ask the kernel for UDP GRO on receive sockets. */
     public DeviceOptions gro(boolean on) { gro = on; return this; }
+    /** Send runs of equal-size datagrams to one peer as one UDP GSO ({@code UDP_SEGMENT}) send. */
+    public DeviceOptions gso(boolean on) { gso = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

@@ -42,6 +42,11 @@ final class LinuxUdp implements UdpSocket {
     private static final int IP_RECVTOS = 13;
     private static final int IPPROTO_UDP = 17;
     private static final int UDP_GRO = 104;
+    private static final int UDP_SEGMENT = 103;
+    /** Most segments one GSO send may carry (the kernel's UDP_MAX_SEGMENTS). */
+    private static final int GSO_MAX_SEGMENTS = 64;
+    /** Most bytes one GSO send may carry (a UDP datagram's limit, less headers). */
+    private static final int GSO_MAX_BYTES = 65_000;
     private static final int MSG_DONTWAIT = 0x40;
     private static final int EAGAIN = 11;
     private static final int EINTR = 4;
@@ -124,6 +129,11 @@ final class LinuxUdp implements UdpSocket {
     private MemorySegment txIov;
     private MemorySegment txAddr;
     private PacketBatch txFor;
+    private MemorySegment txGsoIov;
+    private MemorySegment txGsoControl;
+    private int[] msgSegments;
+    private boolean gso;
+    private long gsoSends;
     // receive side
     private MemorySegment rxHdrs;
     private MemorySegment rxIov;
@@ -132,6 +142,13 @@ final class LinuxUdp implements UdpSocket {
     private PacketBatch rxFor;
 
     LinuxUdp(InetSocketAddress bindTo, int bufferBytes, boolean wantGro, boolean reusePort) throws IOException {
+        this(bindTo, bufferBytes, wantGro, reusePort, false);
+    }
+
+    /** With {@code wantGso}, runs of equal-length datagrams to one destination go out as one UDP_SEGMENT send. */
+    LinuxUdp(InetSocketAddress bindTo, int bufferBytes, boolean wantGro, boolean reusePort, boolean wantGso)
+            throws IOException {
+        this.gso = wantGso;
         if (NATIVE.unavailable != null) {
             throw new IOException("FFM datapath unavailable: " + NATIVE.unavailable);
         }
@@ -220,7 +237,15 @@ final class LinuxUdp implements UdpSocket {
         for (int i = 0; i < b.capacity; i++) {
             txIov.set(LONG, (long) i * IOVEC_SIZE, b.slots[i].address());
         }
+        txGsoIov = arena.allocate((long) IOVEC_SIZE * b.capacity, 8);
+        txGsoControl = arena.allocate((long) CONTROL_SIZE * b.capacity, 8);
+        msgSegments = new int[b.capacity];
         txFor = b;
+    }
+
+    /** Sends made with UDP GSO so far (each carried several datagrams). */
+    long gsoSends() {
+        return gsoSends;
     }
 
     @Override
@@ -229,28 +254,69 @@ final class LinuxUdp implements UdpSocket {
             return 0;
         }
         prepareTx(batch);
-        for (int k = 0; k < n; k++) {
+        int msgs = 0;
+        int k = 0;
+        while (k < n) {
             int i = indices[k];
-            long h = (long) k * MMSG_SIZE;
+            int len = batch.length[i];
+            // A GSO run: same destination, every segment of length len but the last, which may be shorter.
+            int run = 1;
+            if (gso) {
+                long bytes = len;
+                while (k + run < n && run < GSO_MAX_SEGMENTS) {
+                    int j = indices[k + run];
+                    if (batch.addr[j] != batch.addr[i] || batch.port[j] != batch.port[i] || batch.length[j] > len
+                            || bytes + batch.length[j] > GSO_MAX_BYTES) {
+                        break;
+                    }
+                    bytes += batch.length[j];
+                    run++;
+                    if (batch.length[j] < len) {
+                        break; // only the last segment may be short
+                    }
+                }
+            }
+            long h = (long) msgs * MMSG_SIZE;
             long sa = (long) i * SOCKADDR_SIZE;
             txAddr.set(ValueLayout.JAVA_SHORT_UNALIGNED, sa, (short) AF_INET);
             txAddr.set(BE_SHORT, sa + 2, (short) batch.port[i]);
             txAddr.set(BE_INT, sa + 4, batch.addr[i]);
-            txIov.set(LONG, (long) i * IOVEC_SIZE + 8, batch.length[i]);
             txHdrs.set(LONG, h + MSG_NAME, txAddr.address() + sa);
             txHdrs.set(INT, h + MSG_NAMELEN, SOCKADDR_SIZE);
-            txHdrs.set(LONG, h + MSG_IOV, txIov.address() + (long) i * IOVEC_SIZE);
-            txHdrs.set(LONG, h + MSG_IOVLEN, 1L);
-            txHdrs.set(LONG, h + MSG_CONTROL, 0L);
-            txHdrs.set(LONG, h + MSG_CONTROLLEN, 0L);
             txHdrs.set(INT, h + MSG_FLAGS, 0);
+            if (run == 1) {
+                txIov.set(LONG, (long) i * IOVEC_SIZE + 8, len);
+                txHdrs.set(LONG, h + MSG_IOV, txIov.address() + (long) i * IOVEC_SIZE);
+                txHdrs.set(LONG, h + MSG_IOVLEN, 1L);
+                txHdrs.set(LONG, h + MSG_CONTROL, 0L);
+                txHdrs.set(LONG, h + MSG_CONTROLLEN, 0L);
+            } else {
+                long iov = (long) k * IOVEC_SIZE;
+                for (int r = 0; r < run; r++) {
+                    int j = indices[k + r];
+                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE, batch.slots[j].address());
+                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE + 8, batch.length[j]);
+                }
+                long c = (long) msgs * CONTROL_SIZE;
+                txGsoControl.set(LONG, c, 18L); // CMSG_LEN(sizeof(uint16_t))
+                txGsoControl.set(INT, c + 8, IPPROTO_UDP);
+                txGsoControl.set(INT, c + 12, UDP_SEGMENT);
+                txGsoControl.set(ValueLayout.JAVA_SHORT_UNALIGNED, c + 16, (short) len);
+                txHdrs.set(LONG, h + MSG_IOV, txGsoIov.address() + iov);
+                txHdrs.set(LONG, h + MSG_IOVLEN, (long) run);
+                txHdrs.set(LONG, h + MSG_CONTROL, txGsoControl.address() + c);
+                txHdrs.set(LONG, h + MSG_CONTROLLEN, 24L); // CMSG_SPACE(sizeof(uint16_t))
+            }
+            msgSegments[msgs++] = run;
+            k += run;
         }
+        int sentMsgs = 0;
         int sent = 0;
-        while (sent < n) {
+        while (sentMsgs < msgs) {
             int r;
             try {
-                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, txHdrs.asSlice((long) sent * MMSG_SIZE),
-                        n - sent, 0);
+                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, txHdrs.asSlice((long) sentMsgs * MMSG_SIZE),
+                        msgs - sentMsgs, 0);
             } catch (Throwable t) {
                 throw new IOException("sendmmsg failed: " + t, t);
             }
@@ -262,14 +328,23 @@ final class LinuxUdp implements UdpSocket {
                 if (e == EAGAIN) {
                     break; // socket buffer full: the rest are lost, the protocol resends them
                 }
-                // An unreachable or refused destination fails one datagram: skip it, send the rest.
-                sent++;
+                if (msgSegments[sentMsgs] > 1 && (e == 22 || e == 5 || e == 95)) {
+                    gso = false; // EINVAL/EIO/EOPNOTSUPP: this path cannot do GSO; plain sends from now on
+                }
+                // An unreachable or refused destination fails one message: skip it, send the rest.
+                sentMsgs++;
                 continue;
             }
             if (r == 0) {
                 break;
             }
-            sent += r;
+            for (int m = sentMsgs; m < sentMsgs + r; m++) {
+                sent += msgSegments[m];
+                if (msgSegments[m] > 1) {
+                    gsoSends++;
+                }
+            }
+            sentMsgs += r;
         }
         return sent;
     }

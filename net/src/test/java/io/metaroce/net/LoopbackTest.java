@@ -46,7 +46,7 @@ class LoopbackTest {
 
         Pair(DeviceOptions.Transport transport, int paths, double loss, long regionBytes) throws Exception {
             EngineConfig cfg = new EngineConfig().paths(paths).mtu(4096).minRtoNs(2_000_000)
-                    .initialRtoNs(5_000_000).ackDelayNs(20_000);
+                    .initialRtoNs(5_000_000).ackDelayNs(20_000).connectionTimeoutNs(10_000_000_000L);
             a = Device.open(new DeviceOptions().planes(planes(4)).port(0).engine(cfg).transport(transport)
                     .injectLossForTesting(loss).seed(1).name("lo-a"));
             b = Device.open(new DeviceOptions().planes(planes(4)).port(0).engine(cfg).transport(transport)

@@ -40,12 +40,11 @@ public final class Packet {
 
     private final CRC32C crc = new CRC32C();
     private final BaseHeader base = new BaseHeader();
-    // Byte-buffer views for the CRC, cached per direction: a driver that reuses its receive and transmit
-    // buffers then allocates nothing per packet.
-    private MemorySegment checkSegment;
-    private ByteBuffer checkBuffer;
-    private MemorySegment sealSegment;
-    private ByteBuffer sealBuffer;
+    // Byte-buffer views for the CRC, cached by segment identity (a small direct-mapped table): a driver that
+    // reuses its receive and transmit slots then allocates nothing per packet.
+    private static final int CACHE = 128;
+    private final MemorySegment[] cachedSegments = new MemorySegment[CACHE];
+    private final ByteBuffer[] cachedBuffers = new ByteBuffer[CACHE];
 
     /**
      * Validates the datagram in {@code seg[0, length)} in the order of spec WIRE-8: length, CRC, version,
@@ -56,7 +55,7 @@ public final class Packet {
             return TRUNCATED;
         }
         int carried = Bytes.i32(seg, length - CRC_LENGTH);
-        if (carried != crc32c(seg, length - CRC_LENGTH, false)) {
+        if (carried != crc32c(seg, length - CRC_LENGTH)) {
             return BAD_CRC;
         }
         base.wrap(seg, 0);
@@ -78,17 +77,14 @@ public final class Packet {
 
     /** Writes the CRC32C trailer at {@code length} and returns the datagram's total length. */
     public int seal(MemorySegment seg, int length) {
-        Bytes.i32(seg, length, crc32c(seg, length, true));
+        Bytes.i32(seg, length, crc32c(seg, length));
         return length + CRC_LENGTH;
     }
 
     /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
     public int crc32c(MemorySegment seg, int length) {
-        return crc32c(seg, length, false);
-    }
-
-    private int crc32c(MemorySegment seg, int length, boolean sealing) {
-        ByteBuffer b = sealing ? (seg == sealSegment ? sealBuffer : null) : (seg == checkSegment ? checkBuffer : null);
+        int slot = System.identityHashCode(seg) & (CACHE - 1);
+        ByteBuffer b = cachedSegments[slot] == seg ? cachedBuffers[slot] : null;
         if (b == null) {
             try {
                 b = seg.asByteBuffer();
@@ -97,13 +93,8 @@ public final class Packet {
                 b = ByteBuffer.wrap(seg.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
                 return update(b, length);
             }
-            if (sealing) {
-                sealSegment = seg;
-                sealBuffer = b;
-            } else {
-                checkSegment = seg;
-                checkBuffer = b;
-            }
+            cachedSegments[slot] = seg;
+            cachedBuffers[slot] = b;
         }
         return update(b, length);
     }
