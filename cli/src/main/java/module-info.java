@@ -1,7 +1,10 @@
 /** The metaroce command line. */
+@SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2 has no module descriptor
 module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.net;
     requires info.picocli;
+    requires HdrHistogram;
     opens io.metaroce.cli to info.picocli;
+    opens io.metaroce.cli.perf to info.picocli;
 }

@@ -43,7 +43,7 @@ final class LoopbackDemo {
             planes.add(InetAddress.getByName("127.0.0." + i));
         }
         EngineConfig cfg = new EngineConfig().paths(paths).mtu(8192).minRtoNs(Long.getLong("metaroce.demo.minRtoNs", 2_000_000L)).initialRtoNs(5_000_000)
-                .ackDelayNs(20_000).initialWindowPackets(32);
+                .ackDelayNs(20_000).initialWindowPackets(16).maxWindowPackets(Integer.getInteger("metaroce.demo.maxWindow", 256));
         try (Device a = Device.open(new DeviceOptions().planes(planes).port(0).engine(cfg).seed(1).name("demo-a")
                 .injectLossForTesting(loss));
              Device b = Device.open(new DeviceOptions().planes(planes).port(0).engine(cfg).seed(2).name("demo-b")

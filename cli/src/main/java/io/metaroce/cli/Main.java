@@ -1,5 +1,7 @@
 package io.metaroce.cli;
 
+import io.metaroce.cli.perf.PerfCommand;
+import io.metaroce.cli.perf.StatsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,7 +13,8 @@ import java.util.Properties;
 @Command(name = "metaroce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport for lossy "
                 + "Ethernet (independent; its own wire format v1; not affiliated with Meta).",
-        subcommands = {DemoCommand.class, TestbedCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

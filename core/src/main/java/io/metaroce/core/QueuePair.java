@@ -928,8 +928,9 @@ public final class QueuePair {
             cc.onStart(p);
             allFailedSinceNs = Engine.NO_DEADLINE;
         } else {
-            p.probeDue = true; // the next probe goes at once
+            p.probeDue = true; // the next probe goes at once, with a fresh deadline for its reply
             probeWork = true;
+            p.probeDeadlineNs = nowNs + probeTimeoutNs(p);
         }
     }
 
@@ -1004,7 +1005,7 @@ public final class QueuePair {
             if (p.probeDeadlineNs - nowNs <= 0) {
                 p.probeDue = true;
                 probeWork = true;
-                p.probeDeadlineNs = nowNs + cfg.probeIntervalNs;
+                p.probeDeadlineNs = nowNs + probeTimeoutNs(p);
                 if (p.state == PathState.PROBING) {
                     // A probe went unanswered for a whole interval: back to failed.
                     p.state = PathState.FAILED;
@@ -1023,6 +1024,11 @@ public final class QueuePair {
             }
             enterError(w);
         }
+    }
+
+    /** PATH-5: how long a probe waits for its reply: the probe interval, or three RTTs if that is longer. */
+    private long probeTimeoutNs(Path p) {
+        return Math.max(cfg.probeIntervalNs, 3 * p.srttNs);
     }
 
     /** RTO-1..RTO-4 and PATH-2..PATH-4. */

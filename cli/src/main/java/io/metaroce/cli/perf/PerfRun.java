@@ -1,0 +1,103 @@
+package io.metaroce.cli.perf;
+
+import io.metaroce.core.Counter;
+import io.metaroce.net.DeviceStats;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Runs one perf test on one side, prints its report, writes its record and returns the exit code. */
+final class PerfRun {
+    private PerfRun() {
+    }
+
+    static int run(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err) {
+        try {
+            o.applyDefaults(kind);
+            o.validate(kind);
+            if (o.injectLoss > 0) {
+                err.printf(Locale.ROOT, "perf %s: --inject-loss %s is a TEST-ONLY receiver-side drop: this device "
+                        + "discards that fraction of the protocol datagrams it receives before the engine sees them "
+                        + "(seeded); it is not network loss.%n", kind.id(), o.injectLoss);
+                err.flush();
+            }
+            int rq = kind == TestKind.SEND_BW && o.server() ? o.rxDepthValue() + Endpoint.CTRL_RECV_SLOTS + 8 : 1024;
+            int cq = o.qps * (o.txDepth + (kind == TestKind.SEND_BW ? o.rxDepthValue() : 0)
+                    + Endpoint.CTRL_RECV_SLOTS + 16) + 64;
+            Result r;
+            DeviceStats stats;
+            try (Session s = new Session(kind, o, out, err, rq, cq)) {
+                r = kind.latency() ? new LatTest(s).run() : new BwTest(s).run();
+                stats = s.stats();
+            }
+            if (o.stats) {
+                out.print(stats.format());
+                out.flush();
+            }
+            ExperimentRecord rec = record(kind, o, r, stats);
+            if (o.record != null) {
+                rec.write(o.record);
+                out.println("record: " + o.record + " (verdict: " + rec.verdict() + ")");
+                out.flush();
+            }
+            if (r.verifyFailure != null) {
+                throw new PerfException(PerfException.ERROR, r.verifyFailure);
+            }
+            List<String> failures = rec.failures();
+            if (!failures.isEmpty()) {
+                throw new PerfException(PerfException.ACCEPTANCE, "verdict: fail: " + String.join("; ", failures));
+            }
+            return 0;
+        } catch (PerfException e) {
+            err.println("perf " + kind.id() + ": error: " + e.getMessage());
+            err.flush();
+            out.flush();
+            return e.exitCode();
+        }
+    }
+
+    static ExperimentRecord record(TestKind kind, PerfOptions o, Result r, DeviceStats stats) {
+        ExperimentRecord rec = new ExperimentRecord();
+        rec.name = o.name;
+        rec.world = o.world;
+        rec.planes = o.planes.size();
+        rec.paths = o.paths;
+        rec.mtu = o.mtu;
+        rec.kind = kind.id();
+        rec.bytes = r.size > 0 ? r.size : o.size();
+        rec.iters = r.iters;
+        rec.qps = o.qps;
+        rec.txDepth = o.txDepth;
+        rec.durationS = o.durationS;
+        rec.side = o.server() ? "server" : "client";
+        rec.injectLoss = o.injectLoss;
+        rec.seed = o.seed;
+        rec.metrics.putAll(r.metrics);
+        Map<Counter, Long> c = stats.counters();
+        rec.metrics.put("retransmits", c.getOrDefault(Counter.RETRANSMITS, 0L));
+        rec.metrics.put("timeouts", c.getOrDefault(Counter.TIMEOUTS, 0L));
+        rec.metrics.put("ecn_echoes", c.getOrDefault(Counter.ECN_ECHOES, 0L));
+        rec.metrics.put("path_failovers", c.getOrDefault(Counter.PATH_FAILOVERS, 0L));
+        long drops = stats.injectedDrops() + stats.txSendDrops();
+        for (Map.Entry<Counter, Long> e : c.entrySet()) {
+            if (e.getKey().name().startsWith("DROP_")) {
+                drops += e.getValue();
+            }
+        }
+        rec.metrics.put("drops", drops);
+        rec.metrics.put("injected_drops", stats.injectedDrops());
+        if (r.verified) {
+            rec.metrics.put("data_verified", r.verifyFailure == null);
+            rec.acceptance.put("data_verified", "== true");
+        }
+        if (o.expectGbps != null) {
+            rec.acceptance.put("goodput_gbps", ">= " + ExperimentRecord.format(o.expectGbps));
+        }
+        if (o.expectP99Us != null) {
+            rec.acceptance.put("lat_p99_us", "<= " + ExperimentRecord.format(o.expectP99Us));
+        }
+        return rec;
+    }
+}

@@ -1,0 +1,49 @@
+package io.metaroce.cli.perf;
+
+import io.metaroce.net.DeviceOptions;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How the application thread waits between completion polls that found nothing. On a small shared machine a
+ * hard spin starves the device's agent, and parking costs about 100 us per call on some VMs, so the default
+ * ({@code backoff}) spins a few hundred times, then yields a few thousand times, then parks 10 us at a time.
+ * Any progress resets it.
+ */
+final class Poller {
+    private static final int SPINS = 300;
+    private static final int YIELDS = 3_000;
+    private static final long PARK_NS = 10_000;
+
+    private final DeviceOptions.Idle mode;
+    private int idleCalls;
+
+    Poller(DeviceOptions.Idle mode) {
+        this.mode = mode;
+    }
+
+    /** Progress was made: the next idle starts again from spinning. */
+    void reset() {
+        idleCalls = 0;
+    }
+
+    /** Nothing to do this time round. */
+    void idle() {
+        switch (mode) {
+            case SPIN -> Thread.onSpinWait();
+            case YIELD -> Thread.yield();
+            case PARK -> LockSupport.parkNanos(PARK_NS);
+            case BACKOFF -> {
+                if (idleCalls < SPINS) {
+                    idleCalls++;
+                    Thread.onSpinWait();
+                } else if (idleCalls < SPINS + YIELDS) {
+                    idleCalls++;
+                    Thread.yield();
+                } else {
+                    LockSupport.parkNanos(PARK_NS);
+                }
+            }
+        }
+    }
+}

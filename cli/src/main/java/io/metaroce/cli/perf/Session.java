@@ -1,0 +1,445 @@
+package io.metaroce.cli.perf;
+
+import io.metaroce.core.Access;
+import io.metaroce.core.MemoryRegion;
+import io.metaroce.core.ProtectionDomain;
+import io.metaroce.core.QueuePair;
+import io.metaroce.core.WcStatus;
+import io.metaroce.net.Device;
+import io.metaroce.net.DeviceCompletion;
+import io.metaroce.net.DeviceCq;
+import io.metaroce.net.DeviceQp;
+import io.metaroce.net.DeviceStats;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+
+/**
+ * One side of a perf run: the device, its protection domain and completion queue, the connected endpoints,
+ * and the steps every test shares. The set-up exchange (no side channel): right after accepting, the server
+ * registers its buffers, posts its receives and SENDs its 24-byte buffer message; the client posts a receive
+ * before connecting, waits for the server's message, then posts its own receives and SENDs its buffer message. The close: the client SENDs "done" (SEND_IMM with
+ * its measurements), the server answers "bye"; the last side to receive lingers a moment so that its ACK leaves.
+ */
+final class Session implements AutoCloseable {
+    /** What a test does with a completion the session does not handle itself. */
+    @FunctionalInterface
+    interface Handler {
+        void on(DeviceCompletion wc);
+    }
+
+    /** How long the client keeps its device open after "bye", so that the ACK for it is sent. */
+    private static final long LINGER_NS = 20_000_000;
+    /** How long the server waits for its "bye" to be acknowledged before it closes anyway. */
+    private static final long BYE_WAIT_NS = 2_000_000_000L;
+
+    final TestKind kind;
+    final PerfOptions o;
+    final PrintWriter out;
+    final PrintWriter err;
+    final Device device;
+    final ProtectionDomain pd;
+    final DeviceCq cq;
+    final Poller poller;
+    final DeviceCompletion wc = new DeviceCompletion();
+    final List<Endpoint> eps = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+    private final StatsFileWriter statsWriter;
+    private long lastProgressNs = System.nanoTime();
+    /** After "bye": flushed or failed work of a closing peer is expected, not an error. */
+    private boolean finishing;
+
+    Session(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err, int rqNeeded, int cqCapacity) {
+        this.kind = kind;
+        this.o = o;
+        this.out = out;
+        this.err = err;
+        try {
+            this.device = Device.open(o.deviceOptions(rqNeeded));
+        } catch (IOException | RuntimeException e) {
+            throw new PerfException(o.server() ? PerfException.CONNECT : PerfException.ERROR,
+                    "cannot open the device on " + String.join(",", o.planes)
+                            + (o.server() ? " port " + o.port : "") + ": " + e.getMessage(), e);
+        }
+        try {
+            this.pd = device.allocPd();
+            this.cq = device.createCq(cqCapacity);
+            this.poller = new Poller(o.idleValue());
+            this.statsWriter = o.statsFile == null ? null : StatsFileWriter.start(device, o.statsFile, 1_000, err);
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    MemorySegment allocate(long bytes) {
+        return arena.allocate(Math.max(1, bytes), 4096);
+    }
+
+    MemoryRegion register(MemorySegment seg) {
+        return device.registerMemory(pd, seg, Access.ALL);
+    }
+
+    // ------------------------------------------------------------------ connection set-up
+
+    /** Client: connects {@code -q} QPs to the server, each with its receive for the buffer message posted first. */
+    void connectAll() {
+        InetSocketAddress server;
+        try {
+            server = new InetSocketAddress(InetAddress.getByName(o.host), o.port);
+        } catch (UnknownHostException e) {
+            throw new PerfException(PerfException.CONNECT, "unknown host " + o.host);
+        }
+        long timeoutMs = Math.max(1, o.timeoutNs() / 1_000_000);
+        for (int i = 0; i < o.qps; i++) {
+            DeviceQp qp = device.createQp(pd, cq, cq);
+            Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
+            eps.add(ep);
+            // posted before connecting (the QP is in INIT), so the server's message finds it
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            try {
+                device.connect(qp, server, timeoutMs);
+            } catch (IllegalStateException e) {
+                throw new PerfException(PerfException.CONNECT, "cannot connect QP " + (i + 1) + " of " + o.qps
+                        + " to " + o.host + ":" + o.port + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** Client: waits until every server buffer message has arrived. */
+    void awaitPeerInfo(Handler h) {
+        await(() -> eps.stream().allMatch(e -> e.peer != null), "waiting for the server's buffer message", h);
+    }
+
+    /**
+     * Server: listens, prints "listening on ADDR:PORT", accepts {@code -q} connections; for each, posts the
+     * receive for the client's buffer message, lets {@code setup} register and post what the test needs, and
+     * SENDs the buffer message {@code setup} left in {@link Endpoint#mine}.
+     */
+    void acceptAll(Consumer<Endpoint> setup) {
+        device.listen(pd, cq, cq);
+        InetSocketAddress at = device.planeAddresses().get(0);
+        out.printf(Locale.ROOT, "listening on %s:%d (%d plane%s, %s)%n", at.getAddress().getHostAddress(),
+                device.port(), device.planeAddresses().size(), device.planeAddresses().size() == 1 ? "" : "s",
+                kind.id());
+        out.flush();
+        for (int i = 0; i < o.qps; i++) {
+            DeviceQp qp = acceptOne(i);
+            Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
+            eps.add(ep);
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            setup.accept(ep);
+            sendInfo(ep);
+        }
+    }
+
+    private DeviceQp acceptOne(int i) {
+        try {
+            if (i == 0) {
+                while (true) { // the first client may come at any time
+                    DeviceQp qp = device.accept(1_000);
+                    if (qp != null) {
+                        return qp;
+                    }
+                    checkDevice();
+                }
+            }
+            DeviceQp qp = device.accept(Math.max(1, o.timeoutNs() / 1_000_000));
+            if (qp == null) {
+                throw new PerfException(PerfException.CONNECT, "only " + i + " of " + o.qps + " QPs connected within "
+                        + o.timeoutS + " s: run the client with the same -q");
+            }
+            return qp;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerfException(PerfException.CONNECT, "interrupted while waiting for a client");
+        }
+    }
+
+    /** SENDs {@link Endpoint#mine} to the peer. */
+    void sendInfo(Endpoint ep) {
+        ep.mine.encode(ep.ctrl.segment(), Endpoint.CTRL_MY_INFO);
+        post(ep, "buffer message", () -> ep.qp.postSend(Wire.wrId(Wire.WR_INFO_SEND, ep.index, 0), ep.ctrl,
+                Endpoint.CTRL_MY_INFO, Wire.BufferInfo.BYTES, QueuePair.SIGNALED), null);
+    }
+
+    /** Learns the remote QPNs (for the header) from one statistics snapshot. */
+    void learnRemoteQpns() {
+        for (DeviceStats.QpStats q : device.stats().qps()) {
+            for (Endpoint ep : eps) {
+                if (ep.qp.qpn() == q.qpn()) {
+                    ep.remoteQpn = q.remoteQpn();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ posting and polling
+
+    void postRecv(Endpoint ep, int type, long seq, MemoryRegion mr, long off, int len) {
+        int rc = ep.qp.postRecv(Wire.wrId(type, ep.index, seq), mr, off, len);
+        while (rc == QueuePair.ENOMEM) { // the device's command queue is full: let it drain
+            Thread.yield();
+            checkDevice();
+            rc = ep.qp.postRecv(Wire.wrId(type, ep.index, seq), mr, off, len);
+        }
+        if (rc != QueuePair.OK) {
+            throw new PerfException(PerfException.ERROR, "posting a receive on QP " + hex(ep.qp.qpn()) + " failed: "
+                    + errno(rc));
+        }
+    }
+
+    /**
+     * Posts with {@code op}; on ENOMEM (send queue or command queue full) polls completions into {@code h}
+     * (null: only the session's own) and tries again.
+     */
+    void post(Endpoint ep, String what, IntSupplier op, Handler h) {
+        while (true) {
+            int rc = op.getAsInt();
+            if (rc == QueuePair.OK) {
+                return;
+            }
+            if (rc != QueuePair.ENOMEM) {
+                throw new PerfException(PerfException.ERROR, "posting " + what + " on QP " + hex(ep.qp.qpn())
+                        + " failed: " + errno(rc));
+            }
+            if (!pollOne(h)) {
+                idle("posting " + what);
+            }
+        }
+    }
+
+    /**
+     * Polls one completion: checks its status, handles the session's own kinds (buffer messages, done, bye)
+     * and hands the rest to {@code h}. Returns false when there was none.
+     */
+    boolean pollOne(Handler h) {
+        if (!cq.poll(wc)) {
+            return false;
+        }
+        progress();
+        if (wc.status() != WcStatus.SUCCESS) {
+            if (finishing) {
+                return true;
+            }
+            throw new PerfException(PerfException.ERROR, describe(wc) + "; device statistics:\n" + safeStats());
+        }
+        Endpoint ep = eps.get(Wire.wrQp(wc.wrId()));
+        int type = Wire.wrType(wc.wrId());
+        if (type == Wire.WR_INFO_RECV) {
+            ep.peer = Wire.BufferInfo.decode(ep.ctrl.segment(), Endpoint.CTRL_PEER_INFO);
+            return true;
+        }
+        if (type == Wire.WR_INFO_SEND || type == Wire.WR_DONE_SEND) {
+            return true;
+        }
+        if (type == Wire.WR_BYE_SEND) {
+            ep.byeCompleted = true;
+            return true;
+        }
+        if (wc.hasImmediate() && (type == Wire.WR_CTRL_RECV || type == Wire.WR_DATA_RECV)) {
+            if (wc.immediate() == Wire.BYE_IMM) {
+                ep.bye = true;
+                return true;
+            }
+            if (wc.immediate() == Wire.DONE_IMM) {
+                long seq = Wire.wrSeq(wc.wrId());
+                ep.done = type == Wire.WR_CTRL_RECV
+                        ? Wire.Done.decode(ep.ctrl.segment(), Endpoint.ctrlRecvOffset((int) (seq % Endpoint.CTRL_RECV_SLOTS)))
+                        : Wire.Done.decode(ep.data.segment(), seq * ep.recvSlotBytes);
+                return true;
+            }
+        }
+        if (h != null) {
+            h.on(wc);
+        }
+        return true;
+    }
+
+    /** Polls until {@code done} holds, handing completions to {@code h}; fails after {@code --timeout} without progress. */
+    void await(BooleanSupplier done, String what, Handler h) {
+        while (!done.getAsBoolean()) {
+            if (!pollOne(h)) {
+                idle(what);
+            }
+        }
+    }
+
+    void progress() {
+        lastProgressNs = System.nanoTime();
+        poller.reset();
+    }
+
+    /** Nothing to do: wait a little, fail on a dead device or after {@code --timeout} without progress. */
+    void idle(String what) {
+        poller.idle();
+        long now = System.nanoTime();
+        if (now - lastProgressNs > o.timeoutNs()) {
+            throw new PerfException(PerfException.ERROR, "no progress for " + o.timeoutS + " s while " + what
+                    + "; device statistics:\n" + safeStats());
+        }
+        checkDevice();
+    }
+
+    private void checkDevice() {
+        Throwable f = device.failure();
+        if (f != null) {
+            throw new PerfException(PerfException.ERROR, "the device's I/O agent failed: " + f, f);
+        }
+    }
+
+    private String safeStats() {
+        try {
+            return device.stats().format();
+        } catch (RuntimeException e) {
+            return "(unavailable: " + e.getMessage() + ")";
+        }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Client: SENDs "done" with this side's measurement on every QP, waits for every "bye", lingers. */
+    void finishClient(Function<Endpoint, Wire.Done> report, Handler h) {
+        for (Endpoint ep : eps) {
+            report.apply(ep).encode(ep.ctrl.segment(), Endpoint.CTRL_DONE_SEND);
+            post(ep, "done", () -> ep.qp.postSendImm(Wire.wrId(Wire.WR_DONE_SEND, ep.index, 0), ep.ctrl,
+                    Endpoint.CTRL_DONE_SEND, Wire.Done.BYTES, Wire.DONE_IMM, QueuePair.SIGNALED), h);
+        }
+        await(() -> eps.stream().allMatch(e -> e.bye), "waiting for the server's bye", h);
+        finishing = true;
+        long until = System.nanoTime() + LINGER_NS;
+        while (System.nanoTime() - until < 0) {
+            if (!pollOne(h)) {
+                poller.idle();
+            }
+        }
+    }
+
+    /** Server: waits for "done" on every QP, answers "bye" and waits (bounded) for the bye to be acknowledged. */
+    void finishServer(Handler h) {
+        await(() -> eps.stream().allMatch(e -> e.done != null), "waiting for the client's done", h);
+        for (Endpoint ep : eps) {
+            post(ep, "bye", () -> ep.qp.postSendImm(Wire.wrId(Wire.WR_BYE_SEND, ep.index, 0), ep.ctrl,
+                    Endpoint.CTRL_BYE_SEND, 8, Wire.BYE_IMM, QueuePair.SIGNALED), h);
+        }
+        finishing = true;
+        long until = System.nanoTime() + Math.min(BYE_WAIT_NS, o.timeoutNs());
+        while (!eps.stream().allMatch(e -> e.byeCompleted) && System.nanoTime() - until < 0) {
+            if (!pollOne(h)) {
+                poller.idle();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ output
+
+    DeviceStats stats() {
+        return device.stats();
+    }
+
+    /** The perftest-style header block. */
+    void printHeader(String latencyNote) {
+        String dash = "-".repeat(87);
+        out.println(dash);
+        out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
+        out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
+        out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
+        List<String> planes = new ArrayList<>();
+        device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
+        out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
+        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.mtu);
+        out.printf(Locale.ROOT, " Number of qps   : %-12d TX depth        : %d%n", o.qps, o.txDepth);
+        if (kind == TestKind.SEND_BW && o.server()) {
+            out.printf(Locale.ROOT, " RX depth        : %d%n", o.rxDepthValue());
+        }
+        out.printf(Locale.ROOT, " %-16s: %-12d Idle            : %s%n", o.server() ? "Max message size" : "Message size",
+                o.size(), o.idle.toLowerCase(Locale.ROOT));
+        if (o.durationS != null) {
+            out.printf(Locale.ROOT, " Duration        : %s s%n", o.durationS);
+        }
+        if (o.injectLoss > 0) {
+            out.printf(Locale.ROOT, " Injected loss   : %s  (TEST ONLY: receiver-side drop of this device's received "
+                    + "datagrams, not network loss)%n", o.injectLoss);
+        }
+        if (latencyNote != null) {
+            out.printf(Locale.ROOT, " Latency         : %s%n", latencyNote);
+            if (!o.server()) {
+                out.printf(Locale.ROOT, " Warm-up         : %d ping-pongs, not measured%n", o.warmup);
+            }
+        } else {
+            out.printf(Locale.ROOT, " BW peak         : best 100 ms sample of completed bytes (the average if the run "
+                    + "is shorter)%n");
+        }
+        out.println(dash);
+        for (Endpoint ep : eps) {
+            out.printf(Locale.ROOT, " local address:  QPN %s VA 0x%016x len %d rkey %s%n", hex(ep.qp.qpn()),
+                    ep.mine.va(), ep.mine.length(), hex(ep.mine.rkey()));
+            out.printf(Locale.ROOT, " remote address: QPN %s VA 0x%016x len %d rkey %s%n",
+                    ep.remoteQpn < 0 ? "?" : hex(ep.remoteQpn), ep.peer.va(), ep.peer.length(), hex(ep.peer.rkey()));
+        }
+        out.println(dash);
+        out.flush();
+    }
+
+    static String hex(int v) {
+        return String.format(Locale.ROOT, "0x%06x", v);
+    }
+
+    private static String errno(int rc) {
+        return switch (rc) {
+            case QueuePair.EINVAL -> "EINVAL (bad arguments, or the QP is not connected)";
+            case QueuePair.ENOMEM -> "ENOMEM";
+            default -> "error " + rc;
+        };
+    }
+
+    private String describe(DeviceCompletion c) {
+        String what = switch (Wire.wrType(c.wrId())) {
+            case Wire.WR_INFO_RECV -> "receive of the buffer message";
+            case Wire.WR_INFO_SEND -> "buffer message";
+            case Wire.WR_DATA -> kind.id() + " message " + Wire.wrSeq(c.wrId());
+            case Wire.WR_DATA_RECV, Wire.WR_CTRL_RECV -> "receive";
+            case Wire.WR_DONE_SEND -> "done message";
+            case Wire.WR_BYE_SEND -> "bye message";
+            default -> "work request " + c.wrId();
+        };
+        String hint = switch (c.status()) {
+            case REM_ACCESS_ERR, REM_INV_REQ_ERR -> ": the peer refused the access (message beyond its buffer? run both "
+                    + "sides with the same -s and test)";
+            case RNR_RETRY_EXC_ERR -> ": the peer had no receive posted (is it running the same test?)";
+            case RETRY_EXC_ERR -> ": the peer stopped answering (did it exit? is the loss too high?)";
+            case LOC_LEN_ERR -> ": a message did not fit the receive buffer (run both sides with the same -s)";
+            case LOC_QP_OP_ERR -> ": the device refused the post";
+            case WR_FLUSH_ERR -> ": the QP went to the error state";
+            default -> "";
+        };
+        return "work completion error on QP " + hex(c.qpn()) + ": " + what + " (" + c.opcode() + ") completed with "
+                + c.status() + hint;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (statsWriter != null) {
+                statsWriter.close();
+            }
+        } finally {
+            device.close();
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.metaroce.cli.perf;
+
+import io.metaroce.core.Counter;
+import io.metaroce.net.DeviceStats;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link DeviceStats} as JSON and back: the statistics file a running tool writes and {@code metaroce stats}
+ * reads. Field names are the record's in snake case; counters by {@link Counter} name (unknown names are
+ * skipped when reading, so a newer writer stays readable).
+ */
+final class StatsJson {
+    /** A snapshot read back, with the wall-clock time it was written (ms since the epoch). */
+    record Snapshot(DeviceStats stats, long writtenAtMs, String source) {
+    }
+
+    private StatsJson() {
+    }
+
+    static String write(DeviceStats d, long writtenAtMs, String source) {
+        StringBuilder b = new StringBuilder(1024);
+        b.append("{\n  \"written_at_ms\": ").append(writtenAtMs)
+                .append(",\n  \"source\": ").append(Json.quote(source))
+                .append(",\n  \"transport\": ").append(Json.quote(d.transport()))
+                .append(",\n  \"rx_datagrams\": ").append(d.rxDatagrams())
+                .append(",\n  \"tx_datagrams\": ").append(d.txDatagrams())
+                .append(",\n  \"tx_send_drops\": ").append(d.txSendDrops())
+                .append(",\n  \"injected_drops\": ").append(d.injectedDrops())
+                .append(",\n  \"cm_packets\": ").append(d.cmPackets())
+                .append(",\n  \"duty_cycles\": ").append(d.dutyCycles())
+                .append(",\n  \"counters\": ");
+        counters(b, d.counters());
+        b.append(",\n  \"qps\": [");
+        for (int k = 0; k < d.qps().size(); k++) {
+            DeviceStats.QpStats q = d.qps().get(k);
+            b.append(k == 0 ? "\n" : ",\n");
+            b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(Json.quote(q.state()))
+                    .append(", \"remote_qpn\": ").append(q.remoteQpn()).append(", \"counters\": ");
+            counters(b, q.counters());
+            b.append(", \"paths\": [");
+            for (int j = 0; j < q.paths().size(); j++) {
+                DeviceStats.PathStats p = q.paths().get(j);
+                b.append(j == 0 ? "\n" : ",\n");
+                b.append("      {\"id\": ").append(p.id()).append(", \"plane\": ").append(p.plane())
+                        .append(", \"state\": ").append(Json.quote(p.state()))
+                        .append(", \"srtt_ns\": ").append(p.srttNs())
+                        .append(", \"cwnd_bytes\": ").append(p.cwndBytes())
+                        .append(", \"inflight_bytes\": ").append(p.inflightBytes())
+                        .append(", \"tx_packets\": ").append(p.txPackets())
+                        .append(", \"retransmits\": ").append(p.retransmits())
+                        .append(", \"timeouts\": ").append(p.timeouts())
+                        .append(", \"ecn_echoes\": ").append(p.ecnEchoes())
+                        .append(", \"sack_gaps\": ").append(p.sackGaps())
+                        .append(", \"failures\": ").append(p.failures()).append('}');
+            }
+            b.append(q.paths().isEmpty() ? "]}" : "\n    ]}");
+        }
+        b.append(d.qps().isEmpty() ? "]\n}\n" : "\n  ]\n}\n");
+        return b.toString();
+    }
+
+    private static void counters(StringBuilder b, Map<Counter, Long> m) {
+        b.append('{');
+        boolean first = true;
+        for (Map.Entry<Counter, Long> e : m.entrySet()) {
+            b.append(first ? "" : ", ").append('"').append(e.getKey().name()).append("\": ").append(e.getValue());
+            first = false;
+        }
+        b.append('}');
+    }
+
+    /** Parses what {@link #write} wrote; throws IllegalArgumentException naming what is wrong. */
+    static Snapshot read(String json) {
+        if (!(Json.parse(json) instanceof Map<?, ?> m)) {
+            throw new IllegalArgumentException("statistics JSON: not an object");
+        }
+        List<DeviceStats.QpStats> qps = new ArrayList<>();
+        for (Object o : list(m, "qps")) {
+            Map<?, ?> q = map(o, "qps[]");
+            List<DeviceStats.PathStats> paths = new ArrayList<>();
+            for (Object po : list(q, "paths")) {
+                Map<?, ?> p = map(po, "paths[]");
+                paths.add(new DeviceStats.PathStats((int) num(p, "id"), (int) num(p, "plane"), str(p, "state"),
+                        num(p, "srtt_ns"), num(p, "cwnd_bytes"), num(p, "inflight_bytes"), num(p, "tx_packets"),
+                        num(p, "retransmits"), num(p, "timeouts"), num(p, "ecn_echoes"), num(p, "sack_gaps"),
+                        num(p, "failures")));
+            }
+            qps.add(new DeviceStats.QpStats((int) num(q, "qpn"), str(q, "state"), (int) num(q, "remote_qpn"), paths,
+                    counters(q)));
+        }
+        DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
+                num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
+                num(m, "duty_cycles"), qps);
+        return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
+    }
+
+    private static Map<Counter, Long> counters(Map<?, ?> m) {
+        Map<Counter, Long> c = new EnumMap<>(Counter.class);
+        for (Map.Entry<?, ?> e : map(m.get("counters"), "counters").entrySet()) {
+            try {
+                c.put(Counter.valueOf(String.valueOf(e.getKey())), ((Number) e.getValue()).longValue());
+            } catch (IllegalArgumentException | ClassCastException ignored) {
+                // a counter this version does not know, or not a number: skip it
+            }
+        }
+        return c;
+    }
+
+    private static Map<?, ?> map(Object o, String what) {
+        if (o instanceof Map<?, ?> m) {
+            return m;
+        }
+        throw new IllegalArgumentException("statistics JSON: " + what + " is not an object");
+    }
+
+    private static List<?> list(Map<?, ?> m, String key) {
+        if (m.get(key) instanceof List<?> l) {
+            return l;
+        }
+        throw new IllegalArgumentException("statistics JSON: " + key + " is not a list");
+    }
+
+    private static long num(Map<?, ?> m, String key) {
+        if (m.get(key) instanceof Number n) {
+            return n.longValue();
+        }
+        throw new IllegalArgumentException("statistics JSON: " + key + " is missing or not a number");
+    }
+
+    private static String str(Map<?, ?> m, String key) {
+        if (m.get(key) instanceof String s) {
+            return s;
+        }
+        throw new IllegalArgumentException("statistics JSON: " + key + " is missing or not a string");
+    }
+}

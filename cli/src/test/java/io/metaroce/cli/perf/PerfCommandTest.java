@@ -1,0 +1,176 @@
+package io.metaroce.cli.perf;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.DatagramSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static io.metaroce.cli.perf.PerfHarness.pair;
+import static io.metaroce.cli.perf.PerfHarness.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Server and client of each perf test in one JVM over 127.0.0.1, small sizes. */
+@Timeout(90)
+class PerfCommandTest {
+    @TempDir
+    Path tmp;
+
+    private static void bothExitZero(PerfHarness.Run[] r) {
+        assertEquals(0, r[0].exit(), () -> "server: " + r[0] + "\nclient: " + r[1]);
+        assertEquals(0, r[1].exit(), () -> "client: " + r[1] + "\nserver: " + r[0]);
+    }
+
+    private static void bwRowIsSane(String out, int size, int iters) {
+        double[] v = row(out, " #bytes     #iterations    BW peak");
+        assertEquals(5, v.length, out);
+        assertEquals(size, v[0]);
+        assertEquals(iters, v[1]);
+        assertTrue(v[2] > 0 && v[3] > 0 && v[4] > 0, out);
+    }
+
+    @Test
+    void writeBwVerifiesDataOnTheServerAndWritesARecord() throws Exception {
+        Path rec = tmp.resolve("write-bw.yaml");
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "4096", "--verify"),
+                List.of("-s", "4096", "-n", "300", "--report-gbits", "--record", rec.toString(),
+                        "--expect-gbps", "0.0001"));
+        bothExitZero(r);
+        bwRowIsSane(r[1].out(), 4096, 300);
+        bwRowIsSane(r[0].out(), 4096, 300); // the server prints the client's measurement
+        assertTrue(r[0].out().contains("data verified"), r[0].out());
+        String y = Files.readString(rec);
+        assertTrue(y.contains("workload: {kind: write-bw, bytes: 4096, iters: 300, qps: 1"), y);
+        assertTrue(y.contains("transport: metaroce"), y);
+        assertTrue(y.contains("goodput_gbps: "), y);
+        assertTrue(y.contains("goodput_gbps: \">= 0.0001\""), y);
+        assertTrue(y.contains("retransmits: "), y);
+        assertTrue(y.endsWith("verdict: pass\n"), y);
+    }
+
+    @Test
+    void sendBwOnTwoQpsVerifiesEveryMessage() throws Exception {
+        PerfHarness.Run[] r = pair("send-bw", List.of("-s", "3000", "-q", "2", "-t", "32", "--verify"),
+                List.of("-s", "3000", "-q", "2", "-t", "32", "-n", "200"));
+        bothExitZero(r);
+        bwRowIsSane(r[1].out(), 3000, 200);
+        bwRowIsSane(r[0].out(), 3000, 200);
+        assertTrue(r[0].out().contains("data verified"), r[0].out());
+        assertTrue(r[0].out().contains("measured at the server"), r[0].out());
+    }
+
+    @Test
+    void readBwVerifiesDataOnTheClient() throws Exception {
+        Path rec = tmp.resolve("read-bw.yaml");
+        PerfHarness.Run[] r = pair("read-bw", List.of("-s", "8192"),
+                List.of("-s", "8192", "-n", "200", "--verify", "--record", rec.toString()));
+        bothExitZero(r);
+        bwRowIsSane(r[1].out(), 8192, 200);
+        assertTrue(r[1].out().contains("data verified"), r[1].out());
+        String y = Files.readString(rec);
+        assertTrue(y.contains("data_verified: true"), y);
+        assertTrue(y.endsWith("verdict: pass\n"), y);
+    }
+
+    @Test
+    void writeLatPrintsPercentilesAndFailsAnImpossibleAcceptance() throws Exception {
+        Path rec = tmp.resolve("write-lat.yaml");
+        PerfHarness.Run[] r = pair("write-lat", List.of(),
+                List.of("-n", "200", "--warmup", "10", "--record", rec.toString(), "--expect-p99-us", "0.001"));
+        assertEquals(0, r[0].exit(), r[0]::toString);
+        assertEquals(PerfException.ACCEPTANCE, r[1].exit(), r[1]::toString);
+        assertTrue(r[1].err().contains("verdict: fail"), r[1].err());
+        double[] v = row(r[1].out(), " #bytes #iterations    t_min");
+        assertEquals(8, v.length);
+        assertEquals(8, v[0]);
+        assertEquals(200, v[1]);
+        assertTrue(v[2] > 0 && v[2] <= v[3] && v[3] <= v[4] && v[4] <= v[5] && v[5] <= v[6], r[1].out());
+        assertTrue(r[1].out().contains("one-way = RTT/2"), r[1].out());
+        assertTrue(r[0].out().contains("answered 210 pings"), r[0].out());
+        String y = Files.readString(rec);
+        assertTrue(y.contains("lat_p99_us: "), y);
+        assertTrue(y.contains("lat_p99_us: \"<= 0.001\""), y);
+        assertTrue(y.endsWith("verdict: fail\n"), y);
+    }
+
+    @Test
+    void sendLatWithARecordAndAStatisticsFile() throws Exception {
+        Path rec = tmp.resolve("send-lat.yaml");
+        Path stats = tmp.resolve("server-stats.json");
+        PerfHarness.Run[] r = pair("send-lat", List.of("-s", "100", "--stats-file", stats.toString()),
+                List.of("-s", "100", "-n", "200", "--record", rec.toString(), "--stats"));
+        bothExitZero(r);
+        double[] v = row(r[1].out(), " #bytes #iterations    t_min");
+        assertEquals(100, v[0]);
+        assertEquals(200, v[1]);
+        assertTrue(r[1].out().contains("RX_DATA_PACKETS"), r[1].out()); // --stats
+        String y = Files.readString(rec);
+        assertTrue(y.contains("workload: {kind: send-lat, bytes: 100, iters: 200"), y);
+        assertTrue(y.contains("lat_p999_us: "), y);
+        assertTrue(y.endsWith("verdict: pass\n"), y);
+        // what the server's statistics file says, through `metaroce stats`
+        PerfHarness.Capture out = new PerfHarness.Capture();
+        picocli.CommandLine cl = new picocli.CommandLine(new StatsCommand());
+        cl.setOut(new java.io.PrintWriter(out, true));
+        assertEquals(0, cl.execute(stats.toString()));
+        assertTrue(out.text().contains("device (") && out.text().contains("RX_DATA_PACKETS"), out.text());
+        assertTrue(out.text().contains("path plane state"), out.text());
+    }
+
+    @Test
+    void writeBwSurvivesInjectedLossAndRunsForADuration() throws Exception {
+        Path rec = tmp.resolve("server.yaml");
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "4096", "--inject-loss", "0.02", "--verify",
+                        "--record", rec.toString(), "--world", "loopback", "--name", "loss-smoke"),
+                List.of("-s", "4096", "-D", "0.4", "-t", "64"));
+        bothExitZero(r);
+        assertTrue(r[0].err().contains("TEST-ONLY receiver-side drop"), r[0].err());
+        assertTrue(r[0].out().contains("Injected loss   : 0.02"), r[0].out());
+        assertTrue(r[0].out().contains("data verified"), r[0].out());
+        double[] v = row(r[1].out(), " #bytes     #iterations    BW peak");
+        assertTrue(v[1] > 0, r[1].out()); // -D: the messages completed
+        String y = Files.readString(rec);
+        assertTrue(y.contains("name: loss-smoke"), y);
+        assertTrue(y.contains("faults: {inject_loss: 0.02}"), y);
+        assertTrue(y.contains("side: server"), y);
+        assertTrue(y.contains("data_verified: true"), y);
+        assertTrue(!y.contains("injected_drops: 0\n"), y); // the server dropped some of what it received
+        assertTrue(y.endsWith("verdict: pass\n"), y);
+    }
+
+    @Test
+    void helpListsTheTests() {
+        PerfHarness.Run r = PerfHarness.run("--help");
+        assertEquals(0, r.exit());
+        for (String t : List.of("write-bw", "send-bw", "read-bw", "write-lat", "send-lat")) {
+            assertTrue(r.out().contains(t), r.out());
+        }
+        r = PerfHarness.run("write-bw", "--help");
+        assertTrue(r.out().contains("--inject-loss") && r.out().contains("--record"), r.out());
+    }
+
+    @Test
+    void connectingToNobodyExitsWithCode2() throws Exception {
+        int port;
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            port = s.getLocalPort(); // free a moment ago; nobody listens there now
+        }
+        PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout", "0.3");
+        assertEquals(PerfException.CONNECT, r.exit(), r::toString);
+        assertTrue(r.err().contains("cannot connect"), r.err());
+    }
+
+    @Test
+    void badFlagsExitWithAMessage() {
+        PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "-n", "10", "-D", "1");
+        assertEquals(PerfException.ERROR, r.exit(), r::toString);
+        assertTrue(r.err().contains("exclusive"), r.err());
+        r = PerfHarness.run("write-lat", "127.0.0.1", "-q", "2");
+        assertEquals(PerfException.ERROR, r.exit(), r::toString);
+        assertTrue(r.err().contains("one QP"), r.err());
+    }
+}

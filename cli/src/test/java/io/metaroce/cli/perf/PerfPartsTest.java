@@ -1,0 +1,163 @@
+package io.metaroce.cli.perf;
+
+import io.metaroce.core.Counter;
+import io.metaroce.net.DeviceStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The pieces of perf that need no device: pattern, wire messages, record, JSON, stats command. */
+class PerfPartsTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void patternIsAFunctionOfTheOffsetSoAnySliceChecks() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(1001);
+            Pattern.fill(s, 42);
+            assertEquals(-1, Pattern.mismatch(s, 0, 1001, 42, 0));
+            assertEquals(-1, Pattern.mismatch(s, 333, 500, 42, 333)); // unaligned slice
+            MemorySegment shorter = a.allocate(13);
+            Pattern.fill(shorter, 42);
+            assertEquals(-1L, shorter.mismatch(s.asSlice(0, 13))); // a prefix of a longer fill
+            assertTrue(Pattern.mismatch(s, 0, 1001, 43, 0) >= 0);
+            s.set(ValueLayout.JAVA_BYTE, 517, (byte) (s.get(ValueLayout.JAVA_BYTE, 517) ^ 1));
+            assertEquals(517, Pattern.mismatch(s, 0, 1001, 42, 0));
+            assertEquals(517 - 300, Pattern.mismatch(s, 300, 701, 42, 300));
+        }
+    }
+
+    @Test
+    void wireMessagesRoundTripAndWorkRequestIdsSplit() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(64);
+            Wire.BufferInfo i = new Wire.BufferInfo(0x7f00_1234_5678L, 1 << 20, 0x99e00002, -5);
+            i.encode(s, 8);
+            assertEquals(i, Wire.BufferInfo.decode(s, 8));
+            Wire.Done d = new Wire.Done(5000, 1_234_567_890L, 65536, 9_000_000_000L);
+            d.encode(s, 32);
+            assertEquals(d, Wire.Done.decode(s, 32));
+        }
+        long id = Wire.wrId(Wire.WR_DATA, 1023, 123_456_789_012L);
+        assertEquals(Wire.WR_DATA, Wire.wrType(id));
+        assertEquals(1023, Wire.wrQp(id));
+        assertEquals(123_456_789_012L, Wire.wrSeq(id));
+    }
+
+    @Test
+    void recordIsYamlWithAVerdictFromItsAcceptance() {
+        ExperimentRecord r = new ExperimentRecord();
+        r.name = "perf-write-bw";
+        r.world = "loopback";
+        r.planes = 2;
+        r.paths = 4;
+        r.mtu = 4096;
+        r.kind = "write-bw";
+        r.bytes = 65536;
+        r.iters = 5000;
+        r.qps = 1;
+        r.txDepth = 128;
+        r.side = "client";
+        r.injectLoss = 0.01;
+        r.seed = 1;
+        r.metrics.put("goodput_gbps", 2.5);
+        r.metrics.put("retransmits", 7L);
+        assertEquals("pass", r.verdict()); // no acceptance: pass
+        r.acceptance.put("goodput_gbps", ">= 2");
+        assertEquals("pass", r.verdict());
+        String y = r.toYaml();
+        assertEquals("""
+                experiment:
+                  name: perf-write-bw
+                  world: loopback
+                  topology: {planes: 2, paths: 4, mtu: 4096}
+                  transport: metaroce
+                  workload: {kind: write-bw, bytes: 65536, iters: 5000, qps: 1, tx_depth: 128, side: client}
+                  faults: {inject_loss: 0.01}
+                  seed: 1
+                metrics:
+                  goodput_gbps: 2.5
+                  retransmits: 7
+                acceptance:
+                  goodput_gbps: ">= 2"
+                verdict: pass
+                """, y);
+        r.acceptance.put("goodput_gbps", ">= 3");
+        assertEquals("fail", r.verdict());
+        assertEquals(List.of("goodput_gbps 2.5 does not satisfy >= 3"), r.failures());
+        r.acceptance.clear();
+        r.acceptance.put("latency", "<= 5");
+        assertEquals("fail", r.verdict()); // a missing metric never passes
+        assertTrue(ExperimentRecord.holds(true, "== true"));
+        assertFalse(ExperimentRecord.holds(false, "== true"));
+    }
+
+    static DeviceStats sample() {
+        Map<Counter, Long> c = new EnumMap<>(Counter.class);
+        c.put(Counter.TX_PACKETS, 100L);
+        c.put(Counter.RETRANSMITS, 3L);
+        Map<Counter, Long> qc = new EnumMap<>(Counter.class);
+        qc.put(Counter.COMPLETIONS, 9L);
+        DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 1, 0, 2, 0, 0);
+        DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 2, 2, 0, 1, 1);
+        DeviceStats.QpStats q = new DeviceStats.QpStats(0x1234, "RTS", 0x4321, List.of(p0, p1), qc);
+        return new DeviceStats("ffm (\"quoted\")", c, 10, 20, 0, 1, 4, 999, List.of(q));
+    }
+
+    @Test
+    void statisticsJsonRoundTrips() {
+        DeviceStats d = sample();
+        String json = StatsJson.write(d, 1_700_000_000_000L, "pid 1");
+        StatsJson.Snapshot back = StatsJson.read(json);
+        assertEquals(d, back.stats());
+        assertEquals(1_700_000_000_000L, back.writtenAtMs());
+        assertEquals(d.format(), back.stats().format());
+        DeviceStats empty = new DeviceStats("channel", new EnumMap<>(Counter.class), 0, 0, 0, 0, 0, 0, List.of());
+        assertEquals(empty, StatsJson.read(StatsJson.write(empty, 1, "")).stats());
+        assertThrows(IllegalArgumentException.class, () -> StatsJson.read("{\"qps\": [}"));
+        assertThrows(IllegalArgumentException.class, () -> StatsJson.read("[1, 2]"));
+    }
+
+    @Test
+    void jsonParsesWhatItNeeds() {
+        assertEquals(Map.of("a", List.of(1L, 2.5, "x\"y\u00e9", true, false)),
+                Json.parse(" {\"a\" : [1, 2.5, \"x\\\"y\\u00e9\", true, false]} "));
+        assertEquals(null, Json.parse("null"));
+        assertThrows(IllegalArgumentException.class, () -> Json.parse("{\"a\": 1} x"));
+    }
+
+    @Test
+    void statsCommandPrintsTheTableOrAClearError() throws Exception {
+        Path f = tmp.resolve("s.json");
+        Files.writeString(f, StatsJson.write(sample(), System.currentTimeMillis(), "pid 1"));
+        PerfHarness.Capture out = new PerfHarness.Capture();
+        PerfHarness.Capture err = new PerfHarness.Capture();
+        CommandLine cl = new CommandLine(new StatsCommand());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(0, cl.execute(f.toString(), "--watch", "--count", "2", "--interval", "0.01"));
+        assertEquals(2, out.text().split("QP 4660 -> 17185 RTS", -1).length - 1, out.text());
+        assertTrue(out.text().contains(sample().format()), out.text());
+        assertEquals(1, cl.execute(tmp.resolve("missing.json").toString()));
+        assertTrue(err.text().contains("cannot read"), err.text());
+        Files.writeString(f, "not json");
+        assertEquals(1, cl.execute(f.toString()));
+        assertTrue(err.text().contains("not a statistics file"), err.text());
+    }
+}
