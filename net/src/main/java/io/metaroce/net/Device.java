@@ -60,6 +60,8 @@ public final class Device implements AutoCloseable {
     private final SplittableRandom lossRng;
     private final ConnectionManager cm;
     private final IdleStrategy idle;
+    private final Waiter waiter;
+    private volatile boolean sleeping;
     private volatile Thread agentThread;
     private long nextDeadlineNs = Engine.NO_DEADLINE;
     private volatile boolean closed;
@@ -114,6 +116,15 @@ public final class Device implements AutoCloseable {
         this.txCountBySocket = new int[cfg.paths];
         this.cm = new ConnectionManager(this);
         this.idle = IdleStrategy.of(o.idle);
+        Waiter w = null;
+        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && rxSockets[0] instanceof LinuxUdp) {
+            int[] fds = new int[rxSockets.length];
+            for (int p = 0; p < fds.length; p++) {
+                fds[p] = ((LinuxUdp) rxSockets[p]).fd();
+            }
+            w = new Waiter(fds);
+        }
+        this.waiter = w;
         IoAgent agent = new IoAgent();
         Thread t = new Thread(() -> agent.run(), o.name + "-io");
         t.setDaemon(true);
@@ -206,7 +217,13 @@ public final class Device implements AutoCloseable {
     }
 
     boolean submit(Runnable r) {
-        return !closed && commands.offer(r);
+        if (closed || !commands.offer(r)) {
+            return false;
+        }
+        if (sleeping) {
+            waiter.wake();
+        }
+        return true;
     }
 
     public ProtectionDomain allocPd() {
@@ -335,13 +352,38 @@ public final class Device implements AutoCloseable {
         void run() {
             try {
                 while (!closed) {
-                    idle.idle(doWork());
+                    int work = doWork();
+                    if (work == 0 && waiter != null) {
+                        block();
+                    } else {
+                        idle.idle(work);
+                    }
                 }
             } catch (Throwable t) {
                 failure = t;
             } finally {
                 closeSockets();
+                if (waiter != null) {
+                    waiter.close();
+                }
             }
+        }
+
+        /** Sleeps in the kernel until a datagram, the next engine deadline (at most 1 ms) or queued work. */
+        private void block() {
+            long now = System.nanoTime();
+            long timeout = 1_000_000;
+            if (nextDeadlineNs != Engine.NO_DEADLINE) {
+                timeout = Math.max(0, Math.min(timeout, nextDeadlineNs - now));
+            }
+            if (timeout == 0) {
+                return;
+            }
+            sleeping = true;
+            if (commands.isEmpty() && !closed) {
+                waiter.await(timeout);
+            }
+            sleeping = false;
         }
 
         int doWork() throws IOException {
@@ -466,6 +508,9 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
+        if (waiter != null) {
+            waiter.wake();
+        }
         Thread t = agentThread;
         if (t != null) {
             try {

@@ -33,7 +33,7 @@ abstract class IdleStrategy {
                     }
                 }
             };
-            case BACKOFF -> new Backoff(100, 5_000, 1_000, 50_000); // parking costs >= 100 us on some VMs: yield long first
+            case BACKOFF, BLOCK -> new Backoff(100, 5_000, 1_000, 50_000); // parking costs >= 100 us here: yield first
         };
     }
 

@@ -222,6 +222,11 @@ final class LinuxUdp implements UdpSocket {
         s.set(BE_INT, off + 4, (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF);
     }
 
+    /** The socket's file descriptor (for {@link Waiter}). */
+    int fd() {
+        return fd;
+    }
+
     @Override
     public InetSocketAddress localAddress() {
         return local;

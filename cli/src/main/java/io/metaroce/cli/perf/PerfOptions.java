@@ -71,7 +71,7 @@ public final class PerfOptions {
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
-    @Option(names = "--idle", defaultValue = "backoff", paramLabel = "spin|yield|backoff|park",
+    @Option(names = "--idle", defaultValue = "yield", paramLabel = "spin|yield|backoff|park|block",
             description = "How the device agent and this tool's polling thread wait when idle (default ${DEFAULT-VALUE}).")
     String idle;
 

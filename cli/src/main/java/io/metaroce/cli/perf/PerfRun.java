@@ -88,6 +88,10 @@ final class PerfRun {
         }
         rec.metrics.put("drops", drops);
         rec.metrics.put("injected_drops", stats.injectedDrops());
+        long hwm = peakRssKib();
+        if (hwm > 0) {
+            rec.metrics.put("peak_rss_kib", hwm);
+        }
         if (r.verified) {
             rec.metrics.put("data_verified", r.verifyFailure == null);
             rec.acceptance.put("data_verified", "== true");
@@ -99,5 +103,19 @@ final class PerfRun {
             rec.acceptance.put("lat_p99_us", "<= " + ExperimentRecord.format(o.expectP99Us));
         }
         return rec;
+    }
+
+    /** The process's peak resident set (VmHWM) in KiB, or -1 where /proc is missing. */
+    static long peakRssKib() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 }

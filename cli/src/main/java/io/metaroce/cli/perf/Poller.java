@@ -33,7 +33,7 @@ final class Poller {
             case SPIN -> Thread.onSpinWait();
             case YIELD -> Thread.yield();
             case PARK -> LockSupport.parkNanos(PARK_NS);
-            case BACKOFF -> {
+            case BACKOFF, BLOCK -> {
                 if (idleCalls < SPINS) {
                     idleCalls++;
                     Thread.onSpinWait();
