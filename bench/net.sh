@@ -6,17 +6,18 @@
 #   3. 4 planes each limited to R by htb: aggregate vs 4R, and with one plane down vs 3R
 #   4. write-lat 8-byte p50/p99 vs sockperf ping-pong (UDP)
 #   5. many QPs on one device: memory per QP and aggregate goodput vs 1 QP
-# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000]   (results and records in bench/results/net/)
+# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--only 1,3]   (results and records in bench/results/net/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-quick=0; rate=2gbit; qps=4000; secs=5
+quick=0; rate=2gbit; qps=4000; secs=5; only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; secs=2; qps=500 ;;
     --rate) rate="$2"; shift ;;
     --qps) qps="$2"; shift ;;
+    --only) only="$2"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -30,6 +31,7 @@ tb=nb$$
 mr() { "$root/metaroce" "$@"; }
 cleanup() { mr testbed down --name "$tb" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 say() { printf '\n== %s\n' "$*"; }
 addr() { echo "10.$((200 + $2)).0.$(( $1 + 1 ))"; }          # host, plane -> address (test bed scheme)
 planes() { local h=$1 n=$2 l=""; for ((p = 0; p < n; p++)); do l="$l${l:+,}$(addr "$h" $p)"; done; echo "$l"; }
@@ -51,10 +53,10 @@ iperf() {
 ours() {
   local name=$1 n=$2; shift 2
   ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --mtu 8192 \
-      -s 1048576 -t 16 "$@" > "$out/$name.server.log" 2>&1 &
+      -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" > "$out/$name.server.log" 2>&1 &
   local spid=$!; sleep 2
   ex 0 "$root/metaroce" perf write-bw "$(addr 1 0)" -p 4793 --planes "$(planes 0 "$n")" --paths $((n * 4)) \
-      --mtu 8192 -s 1048576 -t 16 -D "$secs" --report-gbits --world testbed --name "$name" \
+      --mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
       --record "$out/$name.yaml" "$@" > "$out/$name.client.log" 2>&1 || true
   wait "$spid" 2>/dev/null || true
   metric "$out/$name.yaml" goodput_gbps
@@ -62,6 +64,7 @@ ours() {
 
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1] or 0),float(sys.argv[2] or 0); print('%.2f' % (a/b if b else 0))" "$1" "$2"; }
 
+if want 1; then
 say "1. single QP vs TCP, 1 plane, MTU 9000, offloads on"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
 tcp0=$(iperf); us0=$(ours bw-lossless 1)
@@ -69,7 +72,9 @@ row "iperf3 TCP single stream (Gb/s)" "$tcp0"
 row "metaroce write-bw 1 QP (Gb/s)" "$us0"
 row "ratio metaroce/TCP (target >= 1.0)" "$(ratio "$us0" "$tcp0")"
 mr testbed down --name "$tb" >/dev/null
+fi
 
+if want 2; then
 say "2. random loss, offloads off (each dropped packet is one frame)"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads off >/dev/null
 tcpb=$(iperf); usb=$(ours bw-offloads-off 1)
@@ -81,7 +86,9 @@ for loss in 0.01 0.10; do
 done
 row "targets" ">= 0.86 of lossless and above TCP at 1%; >= 0.5 at 10%"
 mr testbed down --name "$tb" >/dev/null
+fi
 
+if want 3; then
 say "3. four planes, each limited to $rate by htb"
 mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buffer 1mb >/dev/null
 r=$(python3 -c "s='$rate'.lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(s.rstrip('bit')[:-1])*m[s.rstrip('bit')[-1]]/1e9 if s.rstrip('bit')[-1] in m else float(s)/1e9)")
@@ -91,7 +98,9 @@ row "aggregate over 4 planes (Gb/s; R = $r)" "$agg ($(ratio "$agg" "$r") R, targ
 down=$(ours planes-3-of-4 4)
 row "one plane down (Gb/s)" "$down ($(ratio "$down" "$r") R, target >= 2.7 R)"
 mr testbed down --name "$tb" >/dev/null
+fi
 
+if want 4; then
 say "4. 8-byte latency vs sockperf ping-pong (UDP), 1 plane"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
 ex 1 sockperf server -i "$(addr 1 0)" -p 11111 >/dev/null 2>&1 &
@@ -108,11 +117,14 @@ wait "$lp" 2>/dev/null || true
 row "sockperf ping-pong one-way p50 / p99 (us)" "${sp50:-?} / ${sp99:-?}"
 row "metaroce write-lat one-way p50 / p99 (us)" "$(metric "$out/lat.yaml" lat_p50_us) / $(metric "$out/lat.yaml" lat_p99_us)"
 row "p50 ratio metaroce/sockperf (target <= 1.3)" "$(ratio "$(metric "$out/lat.yaml" lat_p50_us)" "${sp50:-0}")"
+mr testbed down --name "$tb" >/dev/null
+fi
 
+if want 5; then
 say "5. $qps QPs on one device vs 1 QP"
-one=$(ours qps-1 1 -q 1 --stats-file "$out/qps-1.stats.json")
-many=$(ours "qps-$qps" 1 -q "$qps" -t 2 --stats-file "$out/qps-$qps.stats.json")
-rss() { awk '/VmHWM/ {print $2}' "$1" 2>/dev/null; }
+mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
+one=$(SIZE=65536 TXD=2 ours qps-1 1 -q 1 --stats-file "$out/qps-1.stats.json")
+many=$(SIZE=65536 TXD=2 ours "qps-$qps" 1 -q "$qps" --stats-file "$out/qps-$qps.stats.json")
 row "aggregate goodput 1 QP / $qps QPs (Gb/s)" "$one / $many"
 python3 - "$out" "$qps" <<'EOF' || true
 import re, sys, pathlib
@@ -125,6 +137,7 @@ if a and b:
     print("   %-58s %.1f KiB" % (f"memory per QP (peak RSS difference / {qps - 1})", (b - a) / (qps - 1)))
 EOF
 mr testbed down --name "$tb" >/dev/null
+fi
 
 say "summary (records and logs in $out)"
 printf '%s\n' "${results[@]}" | tee "$out/summary.txt"

@@ -64,6 +64,7 @@ final class ConnectionManager {
 
     private final Map<Long, Pending> pending = new HashMap<>();
     private final Map<Long, CmMessage> replies = new HashMap<>();
+    private final Map<Long, Object[]> awaitingRtu = new HashMap<>();
 
     ConnectionManager(Device device) {
         this.device = device;
@@ -109,6 +110,16 @@ final class ConnectionManager {
     }
 
     void onTimer(long now) {
+        if (!awaitingRtu.isEmpty()) {
+            // A lost RTU: the initiator's first packet proves it is ready (like rdma_cm's "established" event).
+            for (Long id : List.copyOf(awaitingRtu.keySet())) {
+                DeviceQp qp = (DeviceQp) awaitingRtu.get(id)[0];
+                if (qp.qp.counters().get(io.metaroce.core.Counter.RX_DATA_PACKETS) > 0
+                        || qp.qp.counters().get(io.metaroce.core.Counter.RX_ACKS) > 0) {
+                    established(id);
+                }
+            }
+        }
         if (pending.isEmpty()) {
             return;
         }
@@ -160,7 +171,8 @@ final class ConnectionManager {
             case Opcode.CM_REQ -> onRequest(m, fromAddr, fromPort);
             case Opcode.CM_REP -> onReply(m, fromAddr, fromPort);
             case Opcode.CM_REJ -> onReject(m);
-            default -> { } // RTU confirms; DREQ is handled by the application closing its QP
+            case Opcode.CM_RTU -> established(m.connectionId());
+            default -> { } // DREQ is handled by the application closing its QP
         }
     }
 
@@ -182,13 +194,29 @@ final class ConnectionManager {
         DeviceQp qp = device.newQp(listenPd, listenScq, listenRcq);
         int peer = device.addPeer(addrs(req.planes()), req.udpPort());
         int psn = rng.nextInt();
-        qp.qp.connect(peer, req.senderQpn(), psn, req.initialPsn());
+        // CM-8: the passive side receives from now on (RTR) but sends only once the initiator is known to be
+        // ready (RTU, or its first packet), so that its first message is not lost to a peer still in INIT.
+        qp.qp.modifyToRtr(peer, req.senderQpn(), req.initialPsn());
         qp.state = qp.qp.state();
         CmMessage rep = new CmMessage(Opcode.CM_REP, req.connectionId(), qp.qpn(), req.senderQpn(), psn, c.mtu,
                 c.paths, 0, device.port(), 0, myPlanes());
         replies.put(req.connectionId(), rep);
+        awaitingRtu.put(req.connectionId(), new Object[] {qp, psn});
         send(rep, req.senderQpn(), qp.qpn(), fromAddr, fromPort);
-        accepted.add(qp);
+    }
+
+    /** The passive side's QP becomes RTS and is handed to the application. */
+    private void established(long connId) {
+        Object[] e = awaitingRtu.remove(connId);
+        if (e == null) {
+            return;
+        }
+        DeviceQp qp = (DeviceQp) e[0];
+        if (qp.qp.state() == QpState.RTR) {
+            qp.qp.modifyToRts((Integer) e[1]);
+            qp.state = qp.qp.state();
+            accepted.add(qp);
+        }
     }
 
     private CmMessage reject(CmMessage req, int reason) {

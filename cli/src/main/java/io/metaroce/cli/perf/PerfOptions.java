@@ -211,9 +211,11 @@ public final class PerfOptions {
      * generous: a send-bw server reposts its receives from the application thread, which may fall behind.
      */
     EngineConfig engineConfig(int rqNeeded) {
-        int sq = Integer.highestOneBit(Math.max(1024, txDepth + 16) - 1) << 1;
+        // The send queue (and so the peer's message window) follows the tx depth: both sides of a test get the
+        // same -t, and a device with thousands of QPs then keeps small per-QP rings.
+        int sq = Integer.highestOneBit(Math.max(32, txDepth + 16) - 1) << 1;
         EngineConfig c = DeviceOptions.realNetworkDefaults().mtu(mtu).paths(paths).sqDepth(sq)
-                .rqDepth(Math.max(1024, rqNeeded))
+                .rqDepth(Math.max(64, rqNeeded))
                 .rnrRetryLimit(10_000).rnrDelayNs(100_000);
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
