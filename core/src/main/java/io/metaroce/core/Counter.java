@@ -11,6 +11,8 @@ public enum Counter {
     RETRANSMITS,
     /** Per-path retransmission timer expiries. */
     TIMEOUTS,
+    /** Timeouts proven spurious by a later ACK for data sent before them, and undone (RTO-6). */
+    SPURIOUS_TIMEOUTS,
     /** Packets declared lost from a gap in the SACK bitmap. */
     SACK_GAPS,
     /** CE marks reported back to this sender in ACKs. */

@@ -54,6 +54,14 @@ public final class Path {
     long probeId;
     int probeSuccesses;
     boolean probeDue;
+    /** RTO-6: what an RTO changed, so that it can be undone when it proves spurious. */
+    boolean rtoUndoArmed;
+    long rtoAtNs;
+    int rtoLowPsn;
+    double cwndBeforeRto;
+    double ssthreshBeforeRto;
+    PathState stateBeforeRto;
+    long spuriousTimeouts;
     /** A tail-loss probe went out since the last progress (RTO-5). */
     boolean tlpSent;
     long failedSinceNs;
@@ -101,6 +109,7 @@ public final class Path {
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
         tlpSent = false;
+        rtoUndoArmed = false;
         lastCeNs = Long.MIN_VALUE;
     }
 
@@ -241,6 +250,7 @@ public final class Path {
     public long txBytes() { return txBytes; }
     public long retransmits() { return retransmits; }
     public long timeouts() { return timeouts; }
+    public long spuriousTimeouts() { return spuriousTimeouts; }
     public long ecnEchoes() { return ecnEchoes; }
     public long sackGaps() { return sackGaps; }
     public long rxPackets() { return rxPackets; }

@@ -625,6 +625,16 @@ public final class QueuePair {
             count(Counter.DROP_MALFORMED); // acknowledges PSNs never sent
             return;
         }
+        long echoTs = ack.echoTimestampNs();
+        if (p.rtoUndoArmed) {
+            if (echoTs - p.rtoAtNs >= 0 || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, cfg.minRtoNs)) {
+                p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
+            } else if (cum - p.rtoLowPsn >= 0) {
+                // RTO-6 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
+                // timeout declared lost: the originals arrived, the timeout was spurious. Undo its damage.
+                undoRto(p);
+            }
+        }
         int grantMbps = ack.grantMbps();
         grantBps = grantMbps == 0 ? 0 : (grantMbps & 0xFFFFFFFFL) * 1_000_000L;
         long w0 = ack.sackWord(0);
@@ -673,7 +683,7 @@ public final class QueuePair {
             p.lastCeNs = nowNs;
         }
         if (newlyPackets > 0) {
-            p.onRttSample(nowNs - ack.echoTimestampNs(), cfg.minRtoNs, cfg.maxRtoNs);
+            p.onRttSample(nowNs - echoTs, cfg.minRtoNs, cfg.maxRtoNs);
             p.lastProgressNs = nowNs;
             p.backoff = 0;
             p.consecutiveTimeouts = 0;
@@ -1032,9 +1042,35 @@ public final class QueuePair {
     }
 
     /** RTO-1..RTO-4 and PATH-2..PATH-4. */
+    private void undoRto(Path p) {
+        p.rtoUndoArmed = false;
+        p.cwndBytes = Math.max(p.cwndBytes, p.cwndBeforeRto);
+        p.ssthreshBytes = Math.max(p.ssthreshBytes, p.ssthreshBeforeRto);
+        p.backoff = 0;
+        p.consecutiveTimeouts = 0;
+        if (p.state != PathState.ACTIVE) {
+            // The path delivered all along: whatever the timeouts made of it (SUSPECT, FAILED, PROBING) is undone.
+            p.state = PathState.ACTIVE;
+            p.probeDeadlineNs = Engine.NO_DEADLINE;
+            p.probeDue = false;
+            p.probeSuccesses = 0;
+            allFailedSinceNs = Engine.NO_DEADLINE;
+        }
+        p.spuriousTimeouts++;
+        count(Counter.SPURIOUS_TIMEOUTS);
+    }
+
     private void onRto(Path p, long nowNs) {
         p.timeouts++;
         count(Counter.TIMEOUTS);
+        if (!p.rtoUndoArmed) {
+            p.rtoUndoArmed = true;
+            p.rtoAtNs = nowNs;
+            p.rtoLowPsn = p.floor;
+            p.cwndBeforeRto = p.cwndBytes;
+            p.ssthreshBeforeRto = p.ssthreshBytes;
+            p.stateBeforeRto = p.state;
+        }
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             if (p.recState[i] == Path.INFLIGHT) {

@@ -240,4 +240,25 @@ class ScenarioTest {
         assertTrue(firstDone - startBin >= 3, "enough steady bins to judge");
         assertTrue(worst <= 0.10, "every sender within 10% of fair share per bin, worst " + worst);
     }
+
+    @Test
+    void aTimeoutCausedByDelayedAcksIsRecognisedAsSpuriousAndUndone() {
+        EngineConfig cfg = fabricConfig().minRtoNs(100_000).initialRtoNs(200_000);
+        Network net = Network.datacenter(16, 2, cfg);
+        Endpoint a = new Endpoint(net, 0, 64L * MIB);
+        Endpoint b = new Endpoint(net, 1, 64L * MIB);
+        Endpoint.connect(net, a, b);
+        // A stalled receiver on path 0: what it sends there between 300 and 700 us is all released at 700 us, in
+        // order: longer than the path's RTO although nothing was lost.
+        net.setDelayRule((now, d) -> d.src() == 1 && d.pathId() == 0 && now >= 300_000 && now < 700_000
+                ? 700_000 - now : 0);
+        bulkWrite(net, a, b, 64L * MIB, 64, 1_000_000_000L);
+        Path p0 = a.qp.path(0);
+        System.out.printf(Locale.ROOT, "delayed ACKs: path 0 timeouts %d, spurious %d, state %s, cwnd %d%n",
+                p0.timeouts(), p0.spuriousTimeouts(), p0.state(), p0.cwndBytes());
+        assertTrue(p0.timeouts() >= 1, "the held ACKs made the timer fire");
+        assertTrue(p0.spuriousTimeouts() >= 1, "and the late ACKs proved it spurious");
+        assertEquals(PathState.ACTIVE, p0.state());
+        assertEquals(0, p0.readmissions(), "the late ACKs, not probes, brought the path back");
+    }
 }

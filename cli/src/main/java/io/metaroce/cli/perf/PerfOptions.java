@@ -71,6 +71,10 @@ public final class PerfOptions {
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
+    @Option(names = "--window", paramLabel = "PACKETS",
+            description = "Largest congestion window per path, in packets (1-256; default: the device's).")
+    Integer window;
+
     @Option(names = "--idle", defaultValue = "yield", paramLabel = "spin|yield|backoff|park|block",
             description = "How the device agent and this tool's polling thread wait when idle (default ${DEFAULT-VALUE}).")
     String idle;
@@ -217,6 +221,9 @@ public final class PerfOptions {
         EngineConfig c = DeviceOptions.realNetworkDefaults().mtu(mtu).paths(paths).sqDepth(sq)
                 .rqDepth(Math.max(64, rqNeeded))
                 .rnrRetryLimit(10_000).rnrDelayNs(100_000);
+        if (window != null) {
+            c.maxWindowPackets(window).initialWindowPackets(Math.min(c.initialWindowPackets, window));
+        }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }

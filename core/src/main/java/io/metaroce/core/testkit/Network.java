@@ -33,6 +33,12 @@ public final class Network {
         boolean drop(Datagram d);
     }
 
+    /** Extra delay for one datagram in flight, in ns (scripted stalls); 0 for none. */
+    @FunctionalInterface
+    public interface DelayRule {
+        long extraDelayNs(long nowNs, Datagram d);
+    }
+
     /** Sees every datagram delivered to a node. */
     @FunctionalInterface
     public interface Observer {
@@ -142,6 +148,7 @@ public final class Network {
     private double corruptProbability;
     private double ecnMarkProbability;
     private DropRule dropRule;
+    private DelayRule delayRule;
     private Observer observer;
 
     private long droppedByFault;
@@ -231,6 +238,7 @@ public final class Network {
     /** Marks CE with probability {@code p} regardless of queue depth. */
     public void setEcnMarkProbability(double p) { ecnMarkProbability = p; }
     public void setDropRule(DropRule rule) { dropRule = rule; }
+    public void setDelayRule(DelayRule rule) { delayRule = rule; }
     public void setObserver(Observer o) { observer = o; }
 
     /** Runs {@code action} at virtual time {@code atNs} (a scripted fault or application step). */
@@ -366,6 +374,9 @@ public final class Network {
         port.maxBytes = Math.max(port.maxBytes, port.bytes);
         port.queue.addLast(new long[] {done, d.bytes.length});
         long at = done + linkDelayNs;
+        if (delayRule != null) {
+            at += Math.max(0, delayRule.extraDelayNs(nowNs, d));
+        }
         if (chance(reorderProbability)) {
             at += 1 + (long) (faultRng.nextDouble() * reorderMaxDelayNs);
             reordered++;
