@@ -123,8 +123,8 @@ fi
 if want 5; then
 say "5. $qps QPs on one device vs 1 QP"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
-one=$(SIZE=65536 TXD=2 ours qps-1 1 -q 1 --stats-file "$out/qps-1.stats.json")
-many=$(SIZE=65536 TXD=2 ours "qps-$qps" 1 -q "$qps" --stats-file "$out/qps-$qps.stats.json")
+one=$(SIZE=65536 TXD=2 ours qps-1 1 -q 1)
+many=$(SIZE=65536 TXD=2 ours "qps-$qps" 1 -q "$qps")
 row "aggregate goodput 1 QP / $qps QPs (Gb/s)" "$one / $many"
 python3 - "$out" "$qps" <<'EOF' || true
 import re, sys, pathlib

@@ -11,7 +11,7 @@ public enum Counter {
     RETRANSMITS,
     /** Per-path retransmission timer expiries. */
     TIMEOUTS,
-    /** Timeouts proven spurious by a later ACK for data sent before them, and undone (RTO-6). */
+    /** Timeouts proven spurious by a later ACK for data sent before them, and undone (RTO-7). */
     SPURIOUS_TIMEOUTS,
     /** Packets declared lost from a gap in the SACK bitmap. */
     SACK_GAPS,

@@ -51,6 +51,10 @@ public final class Engine {
     private final List<QueuePair> qps = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
+    private final TimerHeap timers = new TimerHeap();
+    private double probeTokens = 16;
+    private long txNextNs = Long.MIN_VALUE;
+    private long probeRefilledNs = Long.MIN_VALUE;
     private final ArrayList<QueuePair> activeSenders = new ArrayList<>();
     private long lastActiveScanNs = Long.MIN_VALUE;
     private int pdCount;
@@ -200,6 +204,7 @@ public final class Engine {
                 return;
             }
             qp.handle(nowNs, seg, length, ecn);
+            reschedule(qp);
             markReady(qp);
         } catch (RuntimeException e) {
             internalErrors++;
@@ -208,15 +213,25 @@ public final class Engine {
         }
     }
 
-    /** Fires every timer due at {@code nowNs}; spurious calls are no-ops. */
+    /** Fires every timer due at {@code nowNs}; spurious calls are no-ops. O(log n) per QP due. */
     public void handleTimeout(long nowNs) {
-        for (int i = 1; i < qps.size(); i++) {
-            QueuePair qp = qps.get(i);
-            if (qp != null && qp.nextDeadline() - nowNs <= 0) {
-                qp.onTimeout(nowNs);
-                markReady(qp);
+        QueuePair qp;
+        while ((qp = timers.peek()) != null && qp.cachedDeadline - nowNs <= 0) {
+            qp.onTimeout(nowNs);
+            reschedule(qp);
+            markReady(qp);
+            if (qp.cachedDeadline - nowNs <= 0) {
+                // Still due after its timers ran: only a transmit can satisfy it (an ACK or a paced packet
+                // waiting). It is in the ready queue; pollTransmit puts it back in the heap.
+                timers.remove(qp);
             }
         }
+    }
+
+    /** Recomputes {@code qp}'s next deadline and its place in the timer heap. */
+    void reschedule(QueuePair qp) {
+        qp.cachedDeadline = qp.nextDeadline();
+        timers.update(qp);
     }
 
     /**
@@ -224,12 +239,20 @@ public final class Engine {
      * {@code tx}; returns its length, or 0 when nothing may be sent now.
      */
     public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
+        if (cfg.txRateBps > 0 && txNextNs != Long.MIN_VALUE && txNextNs - nowNs > 0) {
+            return 0; // the device's line rate: the next datagram may leave at txNextNs
+        }
         while (!ready.isEmpty()) {
             QueuePair qp = ready.peekFirst();
             int n = qp.poll(nowNs, out, tx);
             ready.pollFirst();
+            reschedule(qp);
             if (n > 0) {
                 ready.addLast(qp); // round robin among QPs with work
+                if (cfg.txRateBps > 0) {
+                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs);
+                    txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
+                }
                 return n;
             }
             qp.inReady = false;
@@ -237,17 +260,11 @@ public final class Engine {
         return 0;
     }
 
-    /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. */
+    /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
-        long d = NO_DEADLINE;
-        for (int i = 1; i < qps.size(); i++) {
-            QueuePair qp = qps.get(i);
-            if (qp != null) {
-                long t = qp.nextDeadline();
-                if (t < d) {
-                    d = t;
-                }
-            }
+        long d = timers.peekDeadline();
+        if (cfg.txRateBps > 0 && !ready.isEmpty() && txNextNs != Long.MIN_VALUE && txNextNs < d) {
+            d = txNextNs; // QPs wait in the ready queue for the line rate
         }
         return d;
     }
@@ -255,6 +272,32 @@ public final class Engine {
     /** Largest datagram this engine produces: headers, one MTU of payload and the CRC. */
     public int maxDatagramLength() {
         return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+    }
+
+    /**
+     * PATH-13: takes one of the engine-wide probe tokens (refilled at maxProbesPerSecond, burst 16); false
+     * when none is left, so that thousands of failed paths probe in turn instead of all at once.
+     */
+    boolean takeProbeToken(long nowNs) {
+        if (probeRefilledNs == Long.MIN_VALUE) {
+            probeRefilledNs = nowNs;
+        }
+        long dt = nowNs - probeRefilledNs;
+        if (dt > 0) {
+            probeTokens = Math.min(16, probeTokens + dt * (cfg.maxProbesPerSecond / 1e9));
+            probeRefilledNs = nowNs;
+        }
+        if (probeTokens >= 1) {
+            probeTokens -= 1;
+            return true;
+        }
+        return false;
+    }
+
+    /** When the next probe token will be there. */
+    long nextProbeTokenNs() {
+        double missing = Math.max(0, 1 - probeTokens);
+        return probeRefilledNs + (long) Math.ceil(missing * 1e9 / cfg.maxProbesPerSecond);
     }
 
     void markReady(QueuePair qp) {

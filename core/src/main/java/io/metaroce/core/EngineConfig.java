@@ -36,6 +36,8 @@ public final class EngineConfig {
     /** Consecutive RTOs (without ECN evidence) after which a path is failed. */
     public int failAfterTimeouts = 2;
     public long probeIntervalNs = 200_000;
+    /** Most probes the whole engine sends per second (a device with thousands of failed paths must not storm). */
+    public long maxProbesPerSecond = 50_000;
     /** Consecutive probe replies that re-admit a failed path. */
     public int readmitAfterProbes = 2;
     /** Times one segment may be resent before its work request fails with RETRY_EXC_ERR. */
@@ -50,6 +52,12 @@ public final class EngineConfig {
     public double lossBeta = 1.0 / 8;
     /** Per-path pacing rate = pacingGain * cwnd / srtt; 0 turns pacing off. */
     public double pacingGain = 2.0;
+    /**
+     * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
+     * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
+     * 0 = unpaced.
+     */
+    public long txRateBps = 0;
     /** This engine's inbound capacity in bits/s of datagram bytes, shared among active senders; 0 = no grants. */
     public long inboundCapacityBps = 0;
     /** Fraction of the inbound capacity handed out in grants (headroom lets standing queues drain). */
@@ -75,6 +83,7 @@ public final class EngineConfig {
     public EngineConfig failAfterTimeouts(int v) { failAfterTimeouts = v; return this; }
     public EngineConfig probeIntervalNs(long v) { probeIntervalNs = v; return this; }
     public EngineConfig readmitAfterProbes(int v) { readmitAfterProbes = v; return this; }
+    public EngineConfig maxProbesPerSecond(long v) { maxProbesPerSecond = v; return this; }
     public EngineConfig retryLimit(int v) { retryLimit = v; return this; }
     public EngineConfig rnrRetryLimit(int v) { rnrRetryLimit = v; return this; }
     public EngineConfig rnrDelayNs(long v) { rnrDelayNs = v; return this; }
@@ -83,6 +92,7 @@ public final class EngineConfig {
     public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
+    public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
 
@@ -94,11 +104,13 @@ public final class EngineConfig {
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
-        c.readmitAfterProbes = readmitAfterProbes; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
+        c.readmitAfterProbes = readmitAfterProbes;
+        c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
         c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
+        c.txRateBps = txRateBps;
         return c;
     }
 
@@ -118,11 +130,13 @@ public final class EngineConfig {
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");
         require(failAfterTimeouts >= 1, "failAfterTimeouts must be >= 1");
-        require(probeIntervalNs > 0 && readmitAfterProbes >= 1, "probe settings must be positive");
+        require(probeIntervalNs > 0 && readmitAfterProbes >= 1 && maxProbesPerSecond >= 1,
+                "probe settings must be positive");
         require(retryLimit >= 1 && rnrRetryLimit >= 0 && rnrDelayNs >= 0, "retry settings must be positive");
         require(ecnGain > 0 && ecnGain <= 1, "ecnGain must be in (0, 1]");
         require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");
         require(pacingGain >= 0, "pacingGain must be >= 0");
+        require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
         return this;

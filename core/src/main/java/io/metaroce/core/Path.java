@@ -54,7 +54,7 @@ public final class Path {
     long probeId;
     int probeSuccesses;
     boolean probeDue;
-    /** RTO-6: what an RTO changed, so that it can be undone when it proves spurious. */
+    /** RTO-7: what an RTO changed, so that it can be undone when it proves spurious. */
     boolean rtoUndoArmed;
     long rtoAtNs;
     int rtoLowPsn;
@@ -62,7 +62,7 @@ public final class Path {
     double ssthreshBeforeRto;
     PathState stateBeforeRto;
     long spuriousTimeouts;
-    /** A tail-loss probe went out since the last progress (RTO-5). */
+    /** A tail-loss probe went out since the last progress (RTO-6). */
     boolean tlpSent;
     long failedSinceNs;
 
@@ -204,7 +204,7 @@ public final class Path {
         return nextPsn - floor < WINDOW;
     }
 
-    /** RTO-5: when to send a tail-loss probe after the last progress, or -1 when none is due. */
+    /** RTO-6: when to send a tail-loss probe after the last progress, or -1 when none is due. */
     long tailProbeDelayNs(long ackDelayNs) {
         if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
             return -1;

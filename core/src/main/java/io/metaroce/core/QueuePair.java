@@ -64,6 +64,8 @@ public final class QueuePair {
     private boolean ackWork;
     /** Some path may have a probe due. */
     private boolean probeWork;
+    /** A due probe waits for an engine-wide probe token. */
+    private boolean probeThrottled;
     private long grantBps;
     private long nextSendNs;
     private long allFailedSinceNs = Engine.NO_DEADLINE;
@@ -71,6 +73,9 @@ public final class QueuePair {
     long lastDataRxNs = Long.MIN_VALUE;
     boolean activeSender;
     boolean inReady;
+    /** The deadline last computed by the engine (its timer heap's key) and the QP's place in that heap. */
+    long cachedDeadline = Engine.NO_DEADLINE;
+    int heapIndex = -1;
 
     // pending NAKs and probe replies (small rings)
     private final int[] nakPath = new int[NAK_QUEUE];
@@ -165,6 +170,7 @@ public final class QueuePair {
         allFailedSinceNs = Engine.NO_DEADLINE;
         nextSendNs = 0;
         state = QpState.RTS;
+        engine.reschedule(this);
         engine.markReady(this);
     }
 
@@ -355,7 +361,7 @@ public final class QueuePair {
     private void onData(long nowNs, Path p, MemorySegment seg, int op, int ecn) {
         int psn = base.psn();
         int floor = base.psnFloor();
-        // SACK-6: a sender never has 256 PSNs outstanding on a path, so its floor is within 256 below the
+        // SACK-10: a sender never has 256 PSNs outstanding on a path, so its floor is within 256 below the
         // packet's own PSN; and a floor never jumps further than a window's worth of PSNs the receiver could
         // have missed. Anything else is forged or corrupt and must not move the cumulative PSN.
         if (psn - floor < 0 || psn - floor >= Path.WINDOW || floor - 1 - p.rxCum > MAX_FLOOR_JUMP) {
@@ -630,7 +636,7 @@ public final class QueuePair {
             if (echoTs - p.rtoAtNs >= 0 || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, cfg.minRtoNs)) {
                 p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
             } else if (cum - p.rtoLowPsn >= 0) {
-                // RTO-6 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
+                // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
                 // timeout declared lost: the originals arrived, the timeout was spurious. Undo its damage.
                 undoRto(p);
             }
@@ -902,7 +908,7 @@ public final class QueuePair {
             count(Counter.PROBE_REPLY_OVERFLOW); // replies are best effort; the prober tries again
             return;
         }
-        // RTO-5: a probe also asks for the path's current ACK state (it may be a tail-loss probe).
+        // RTO-6: a probe also asks for the path's current ACK state (it may be a tail-loss probe).
         p.ackNow = true;
         ackWork = true;
         int i = (replyHead + replySize++) & (NAK_QUEUE - 1);
@@ -979,6 +985,9 @@ public final class QueuePair {
         if (dataWaiting && grantBps > 0 && nextSendNs < d) {
             d = nextSendNs;
         }
+        if (probeThrottled && engine.nextProbeTokenNs() < d) {
+            d = engine.nextProbeTokenNs();
+        }
         if (!held.isEmpty() && held.headNotBefore() < d) {
             d = held.headNotBefore();
         }
@@ -1006,7 +1015,7 @@ public final class QueuePair {
             } else {
                 long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
                 if (tlp >= 0 && p.lastProgressNs + tlp - nowNs <= 0) {
-                    // RTO-5: the last ACK of a window may be lost; a probe makes the receiver ACK again.
+                    // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                     p.tlpSent = true;
                     p.probeDue = true;
                     probeWork = true;
@@ -1169,11 +1178,18 @@ public final class QueuePair {
         if (probeWork) {
             for (Path p : paths) {
                 if (p.probeDue) {
+                    if (!engine.takeProbeToken(nowNs)) {
+                        probeThrottled = true; // PATH-13: wait for the engine's next probe token
+                        break;
+                    }
                     p.probeDue = false;
+                    probeThrottled = false;
                     return emitProbe(nowNs, p, out, tx);
                 }
             }
-            probeWork = false;
+            if (!probeThrottled) {
+                probeWork = false;
+            }
         }
         if (state != QpState.RTS) {
             return 0;

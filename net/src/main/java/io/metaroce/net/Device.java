@@ -411,9 +411,18 @@ public final class Device implements AutoCloseable {
             for (DeviceCq cq : cqs) {
                 work += cq.publish();
             }
-            for (DeviceQp q : qps) {
-                q.retired = q.qp.sendsRetired() + q.extraRetired;
-                q.state = q.qp.state();
+            for (int i = 0, n = qps.size(); i < n; i++) {
+                DeviceQp q = qps.get(i);
+                long done = q.qp.sendsRetired() + q.extraRetired;
+                if (done != q.publishedRetired) { // volatile writes only on change: thousands of QPs stay cheap
+                    q.publishedRetired = done;
+                    q.retired = done;
+                }
+                io.metaroce.core.QpState st = q.qp.state();
+                if (st != q.publishedState) {
+                    q.publishedState = st;
+                    q.state = st;
+                }
             }
             dutyCycles++;
             return work;

@@ -59,7 +59,10 @@ public final class DeviceOptions {
     public static EngineConfig realNetworkDefaults() {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
-                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64);
+                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64)
+                // A software NIC: pace what the device sends at 10 Gb/s and share 10 Gb/s of inbound capacity
+                // among the active senders, so that many QPs' windows do not overrun socket buffers at once.
+                .txRateBps(10_000_000_000L).inboundCapacityBps(10_000_000_000L);
     }
 
     /** One local address per plane, in plane order. */

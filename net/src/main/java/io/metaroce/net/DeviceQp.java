@@ -21,6 +21,9 @@ public final class DeviceQp {
     volatile long retired;
     /** Agent thread: posts the engine refused (already reported as completions). */
     long extraRetired;
+    /** Agent thread: what it last published in {@link #retired} and {@link #state}. */
+    long publishedRetired;
+    QpState publishedState = QpState.RESET;
     volatile QpState state = QpState.RESET;
 
     DeviceQp(Device device, QueuePair qp, DeviceCq sendCq, DeviceCq recvCq, int sqDepth) {

@@ -136,7 +136,7 @@ public final class PerfOptions {
         require(size() >= 1, "-s/--size must be >= 1");
         require(warmup >= 0, "--warmup must be >= 0");
         require(!kind.latency() || qps == 1, "latency tests use one QP: -q/--qps must be 1");
-        require(qps >= 1 && qps <= 1024, "-q/--qps must be in 1..1024");
+        require(qps >= 1 && qps <= 16_384, "-q/--qps must be in 1..16384");
         require(txDepth >= 1 && txDepth <= 8192, "-t/--tx-depth must be in 1..8192");
         require(rxDepth == null || rxDepth >= 1 && rxDepth <= 8192, "-r/--rx-depth must be in 1..8192");
         require(port >= 0 && port <= 65_535, "-p/--port must be in 0..65535");
