@@ -1,5 +1,6 @@
 package io.metaroce.cli;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.Counter;
 import io.metaroce.core.EngineConfig;
@@ -8,7 +9,6 @@ import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import io.metaroce.net.Device;
-import io.metaroce.net.DeviceCompletion;
 import io.metaroce.net.DeviceCq;
 import io.metaroce.net.DeviceOptions;
 import io.metaroce.net.DeviceQp;
@@ -68,7 +68,7 @@ final class LoopbackDemo {
             MemoryRegion md = b.registerMemory(pb, dst, Access.ALL);
             int chunk = 1 << 20;
             int messages = (int) (bytes / chunk);
-            DeviceCompletion wc = new DeviceCompletion();
+            WorkCompletion wc = new WorkCompletion();
             long t0 = System.nanoTime();
             int posted = 0;
             int done = 0;

@@ -17,6 +17,18 @@ public final class WorkCompletion {
     boolean hasImmediate;
     int qpn;
 
+    /** Fills this holder (for drivers that move completions between threads, like the real datapath). */
+    public WorkCompletion set(long id, WcStatus st, WcOpcode op, int len, int imm, boolean hasImm, int qp) {
+        this.wrId = id;
+        this.status = st;
+        this.opcode = op;
+        this.byteLen = len;
+        this.immediate = imm;
+        this.hasImmediate = hasImm;
+        this.qpn = qp;
+        return this;
+    }
+
     public long wrId() { return wrId; }
     public WcStatus status() { return status; }
     public WcOpcode opcode() { return opcode; }

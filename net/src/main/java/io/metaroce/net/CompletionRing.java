@@ -2,6 +2,7 @@ package io.metaroce.net;
 
 import io.metaroce.core.WcOpcode;
 import io.metaroce.core.WcStatus;
+import io.metaroce.core.WorkCompletion;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -59,20 +60,15 @@ final class CompletionRing {
     }
 
     /** Consumer: moves the oldest completion into {@code wc}; false when empty. */
-    boolean poll(DeviceCompletion wc) {
+    boolean poll(WorkCompletion wc) {
         long h = (long) HEAD.getOpaque(this);
         if (h == (long) TAIL.getAcquire(this)) {
             return false;
         }
         int i = (int) (h & mask);
         long p = packed[i];
-        wc.wrId = wrId[i];
-        wc.status = STATUSES[(int) (p & 0xFF)];
-        wc.opcode = OPCODES[(int) (p >>> 8 & 0xFF)];
-        wc.hasImmediate = (p >>> 16 & 1) != 0;
-        wc.byteLen = (int) (p >>> 32);
-        wc.immediate = imm[i];
-        wc.qpn = qpn[i];
+        wc.set(wrId[i], STATUSES[(int) (p & 0xFF)], OPCODES[(int) (p >>> 8 & 0xFF)], (int) (p >>> 32), imm[i],
+                (p >>> 16 & 1) != 0, qpn[i]);
         HEAD.setRelease(this, h + 1);
         return true;
     }

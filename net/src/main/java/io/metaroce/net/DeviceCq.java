@@ -43,7 +43,7 @@ public final class DeviceCq {
     }
 
     /** Application thread: the oldest completion into {@code wc}, or false when none. Never blocks. */
-    public boolean poll(DeviceCompletion wc) {
+    public boolean poll(WorkCompletion wc) {
         return ring.poll(wc);
     }
 }

@@ -1,5 +1,6 @@
 package io.metaroce.net;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Counter;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
@@ -67,7 +68,7 @@ class BadInputSocketTest {
                 }
             }
             for (int i = 0; i < 16; i++) {
-                DeviceCompletion c = p.next(p.qa.sendCq());
+                WorkCompletion c = p.next(p.qa.sendCq());
                 assertEquals(WcStatus.SUCCESS, c.status(), c::toString);
                 assertEquals(i, c.wrId());
             }

@@ -1,5 +1,6 @@
 package io.metaroce.net;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.Counter;
 import io.metaroce.core.EngineConfig;
@@ -42,7 +43,7 @@ class LoopbackTest {
         final DeviceQp qb;
         final MemoryRegion ma;
         final MemoryRegion mb;
-        final DeviceCompletion wc = new DeviceCompletion();
+        final WorkCompletion wc = new WorkCompletion();
 
         Pair(DeviceOptions.Transport transport, int paths, double loss, long regionBytes) throws Exception {
             EngineConfig cfg = new EngineConfig().paths(paths).mtu(4096).minRtoNs(2_000_000)
@@ -65,7 +66,7 @@ class LoopbackTest {
         }
 
         /** Polls {@code cq} until a completion arrives (bounded wait); returns it. */
-        DeviceCompletion next(DeviceCq cq) throws InterruptedException {
+        WorkCompletion next(DeviceCq cq) throws InterruptedException {
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (!cq.poll(wc)) {
                 if (System.nanoTime() > deadline) {
@@ -102,7 +103,7 @@ class LoopbackTest {
             int mib = 1 << 20;
             // WRITE 1 MiB a[0..1M) -> b[0..1M)
             assertEquals(QueuePair.OK, p.qa.postWrite(1, p.ma, 0, mib, p.mb.address(), p.mb.rkey(), QueuePair.SIGNALED));
-            DeviceCompletion c = p.next(p.qa.sendCq());
+            WorkCompletion c = p.next(p.qa.sendCq());
             assertEquals(WcStatus.SUCCESS, c.status(), c::toString);
             assertEquals(-1L, p.ma.segment().asSlice(0, mib).mismatch(p.mb.segment().asSlice(0, mib)));
             // WRITE_IMM 100 KiB a[1M..] -> b[1M..], consuming a receive at b
@@ -162,7 +163,7 @@ class LoopbackTest {
                 }
             }
             for (int i = 0; i < 64; i++) {
-                DeviceCompletion c = p.next(p.qa.sendCq());
+                WorkCompletion c = p.next(p.qa.sendCq());
                 assertEquals(i, c.wrId());
                 assertEquals(WcStatus.SUCCESS, c.status());
             }

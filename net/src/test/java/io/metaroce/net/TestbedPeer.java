@@ -1,5 +1,6 @@
 package io.metaroce.net;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.Counter;
 import io.metaroce.core.EngineConfig;
@@ -55,7 +56,7 @@ public final class TestbedPeer {
         }
     }
 
-    private static DeviceCompletion next(DeviceCq cq, DeviceCompletion wc, long timeoutNs) {
+    private static WorkCompletion next(DeviceCq cq, WorkCompletion wc, long timeoutNs) {
         long deadline = System.nanoTime() + timeoutNs;
         while (!cq.poll(wc)) {
             if (System.nanoTime() > deadline) {
@@ -91,7 +92,7 @@ public final class TestbedPeer {
         info.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, mr.rkey());
         info.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, bytes);
         qp.postSend(1, infoMr, 0, 24, QueuePair.SIGNALED);
-        DeviceCompletion wc = new DeviceCompletion();
+        WorkCompletion wc = new WorkCompletion();
         boolean ok = true;
         for (int i = 0; i < 2; i++) {
             next(cq, wc, 600_000_000_000L);
@@ -117,7 +118,7 @@ public final class TestbedPeer {
         MemoryRegion infoMr = d.registerMemory(pd, info, Access.ALL);
         qp.postRecv(100, infoMr, 0, 64);
         d.connect(qp, server, 30_000);
-        DeviceCompletion wc = new DeviceCompletion();
+        WorkCompletion wc = new WorkCompletion();
         next(cq, wc, 30_000_000_000L);
         long va = info.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         int rkey = (int) info.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);

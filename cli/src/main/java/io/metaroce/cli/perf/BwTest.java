@@ -1,7 +1,7 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
-import io.metaroce.net.DeviceCompletion;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
@@ -149,7 +149,7 @@ final class BwTest {
         };
     }
 
-    private void onClientCompletion(DeviceCompletion wc) {
+    private void onClientCompletion(WorkCompletion wc) {
         if (Wire.wrType(wc.wrId()) == Wire.WR_DATA) {
             Endpoint ep = s.eps.get(Wire.wrQp(wc.wrId()));
             ep.completed++;
@@ -266,7 +266,7 @@ final class BwTest {
         }
     }
 
-    private void onServerCompletion(DeviceCompletion wc) {
+    private void onServerCompletion(WorkCompletion wc) {
         if (Wire.wrType(wc.wrId()) != Wire.WR_DATA_RECV) {
             return;
         }

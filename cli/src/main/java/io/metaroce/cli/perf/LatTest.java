@@ -1,7 +1,7 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
-import io.metaroce.net.DeviceCompletion;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -57,7 +57,7 @@ final class LatTest {
         Pattern.fill(ep.data.segment().asSlice(kind == TestKind.WRITE_LAT ? 0 : (long) RECVS * slotLen, size), seed);
     }
 
-    private void repost(Endpoint ep, DeviceCompletion wc) {
+    private void repost(Endpoint ep, WorkCompletion wc) {
         int slot = (int) Wire.wrSeq(wc.wrId());
         if (Wire.wrType(wc.wrId()) == Wire.WR_CTRL_RECV) {
             s.postRecv(ep, Wire.WR_CTRL_RECV, slot, ep.ctrl, Endpoint.ctrlRecvOffset(slot), Endpoint.CTRL_RECV_SLOT);
@@ -66,7 +66,7 @@ final class LatTest {
         }
     }
 
-    private static boolean isRecv(DeviceCompletion wc) {
+    private static boolean isRecv(WorkCompletion wc) {
         int t = Wire.wrType(wc.wrId());
         return t == Wire.WR_CTRL_RECV || t == Wire.WR_DATA_RECV;
     }

@@ -1,12 +1,12 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.MemoryRegion;
 import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import io.metaroce.net.Device;
-import io.metaroce.net.DeviceCompletion;
 import io.metaroce.net.DeviceCq;
 import io.metaroce.net.DeviceQp;
 import io.metaroce.net.DeviceStats;
@@ -37,7 +37,7 @@ final class Session implements AutoCloseable {
     /** What a test does with a completion the session does not handle itself. */
     @FunctionalInterface
     interface Handler {
-        void on(DeviceCompletion wc);
+        void on(WorkCompletion wc);
     }
 
     /** How long the client keeps its device open after "bye", so that the ACK for it is sent. */
@@ -53,7 +53,7 @@ final class Session implements AutoCloseable {
     final ProtectionDomain pd;
     final DeviceCq cq;
     final Poller poller;
-    final DeviceCompletion wc = new DeviceCompletion();
+    final WorkCompletion wc = new WorkCompletion();
     final List<Endpoint> eps = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private final StatsFileWriter statsWriter;
@@ -407,7 +407,7 @@ final class Session implements AutoCloseable {
         };
     }
 
-    private String describe(DeviceCompletion c) {
+    private String describe(WorkCompletion c) {
         String what = switch (Wire.wrType(c.wrId())) {
             case Wire.WR_INFO_RECV -> "receive of the buffer message";
             case Wire.WR_INFO_SEND -> "buffer message";
