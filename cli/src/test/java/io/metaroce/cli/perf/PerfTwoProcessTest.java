@@ -1,6 +1,7 @@
 package io.metaroce.cli.perf;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
@@ -13,16 +14,22 @@ import java.util.regex.Matcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The server in its own JVM, the client in this one: write-bw with --verify, both exit 0. */
-@Timeout(120)
+/**
+ * The server in its own JVM, the client in this one: every test kind between two processes, with the data
+ * checked (--verify: write-bw and send-bw on the server, read-bw on the client), both exit 0.
+ */
+@Timeout(300)
 class PerfTwoProcessTest {
-    @Test
-    void writeBwBetweenTwoProcesses() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"write-bw", "send-bw", "read-bw", "write-lat", "send-lat"})
+    void everyKindBetweenTwoProcesses(String kind) throws Exception {
+        boolean bw = kind.endsWith("-bw");
+        String size = bw ? "16384" : "8";
         String java = ProcessHandle.current().info().command().orElse("java");
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-Xmx256m", "-cp", cp, PerfCommand.class.getName(),
-                "write-bw", "-p", "0", "-s", "16384", "--verify", "--timeout", "30", "--min-rto-us", "20000"));
+                kind, "-p", "0", "-s", size, "--verify", "--timeout", "30", "--min-rto-us", "20000"));
         pb.redirectErrorStream(true);
         Process server = pb.start();
         StringBuilder serverOut = new StringBuilder();
@@ -39,18 +46,24 @@ class PerfTwoProcessTest {
                 }
             }
             assertTrue(port > 0, () -> "no listening line from the server process:\n" + serverOut);
-            PerfHarness.Run client = PerfHarness.run("write-bw", "127.0.0.1", "-p", String.valueOf(port),
-                    "-s", "16384", "-n", "300", "--timeout", "30", "--min-rto-us", "20000");
+            PerfHarness.Run client = PerfHarness.run(kind, "127.0.0.1", "-p", String.valueOf(port),
+                    "-s", size, "-n", "300", "--timeout", "30", "--min-rto-us", "20000", "--verify");
             assertEquals(0, client.exit(), client::toString);
+            if (kind.equals("read-bw")) {
+                assertTrue(client.toString().contains("data verified"), client::toString);
+            }
             while ((line = r.readLine()) != null) {
                 serverOut.append(line).append('\n');
             }
             assertTrue(server.waitFor(30, TimeUnit.SECONDS), "server process did not exit");
             assertEquals(0, server.exitValue(), serverOut::toString);
-            assertTrue(serverOut.toString().contains("data verified"), serverOut::toString);
-            double[] row = PerfHarness.row(serverOut.toString(), " #bytes     #iterations    BW peak");
-            assertEquals(16384, row[0]);
-            assertEquals(300, row[1]);
+            if (kind.equals("write-bw") || kind.equals("send-bw")) {
+                assertTrue(serverOut.toString().contains("data verified"), serverOut::toString);
+            }
+            if (bw) {
+                double[] row = PerfHarness.row(serverOut.toString(), " #bytes     #iterations    BW peak");
+                assertEquals(16384, row[0]);
+            }
         } finally {
             server.destroyForcibly();
         }
