@@ -18,7 +18,6 @@ final class ChannelUdp implements UdpSocket {
     private final InetSocketAddress local;
     private ByteBuffer[] views;
     private PacketBatch viewsOf;
-    private final byte[] addrBytes = new byte[4];
 
     ChannelUdp(InetSocketAddress bindTo, int bufferBytes) throws IOException {
         channel = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -79,7 +78,6 @@ final class ChannelUdp implements UdpSocket {
             batch.length[n] = b.position();
             if (from.getAddress() instanceof Inet4Address a4) {
                 byte[] x = a4.getAddress();
-                System.arraycopy(x, 0, addrBytes, 0, 4);
                 batch.addr[n] = (x[0] & 0xFF) << 24 | (x[1] & 0xFF) << 16 | (x[2] & 0xFF) << 8 | x[3] & 0xFF;
             }
             batch.port[n] = from.getPort();

@@ -23,7 +23,7 @@ import java.util.List;
 public record CmMessage(int opcode, long connectionId, int senderQpn, int peerQpn, int initialPsn, int mtu,
                         int paths, int capabilities, int udpPort, int reason, List<byte[]> planes) {
 
-    /** Capability bit: per-packet authentication (reserved, not implemented in this version). */
+    /** Capability bit: per-packet authentication (reserved for a later version of the wire format). */
     public static final int CAP_AUTH = 1;
 
     public CmMessage {
