@@ -29,10 +29,10 @@ import java.util.concurrent.LinkedBlockingQueue;
  * every step idempotent: a repeated REQ gets the same REP, a repeated REP the same RTU.
  */
 final class ConnectionManager {
-    /** REJ reason: nobody listens on this device. */
-    static final int REJ_NO_LISTENER = 1;
-    /** REJ reason: MTU, path count or plane count differ from the listener's. */
+    /** REJ reason INVALID_PARAMS (CM-9): MTU, path count or plane count differ from the listener's. */
     static final int REJ_PARAMETERS = 2;
+    /** REJ reason CONSUMER (CM-9): nobody listens on this device. */
+    static final int REJ_NO_LISTENER = 4;
     private static final long FIRST_RETRY_NS = 5_000_000;
 
     private final Device device;
@@ -260,8 +260,11 @@ final class ConnectionManager {
         Pending p = pending.remove(rej.connectionId());
         if (p != null && !p.connected) {
             String why = switch (rej.reason()) {
-                case REJ_NO_LISTENER -> "no listener on that device";
-                case REJ_PARAMETERS -> "MTU, path count or plane count differ from the listener's";
+                case REJ_NO_LISTENER -> "CONSUMER: no listener on that device";
+                case REJ_PARAMETERS -> "INVALID_PARAMS: MTU, path count or plane count differ from the listener's";
+                case 1 -> "NO_RESOURCES";
+                case 3 -> "UNSUPPORTED";
+                case 5 -> "STALE";
                 default -> "reason " + rej.reason();
             };
             p.future.completeExceptionally(new IllegalStateException("connection to " + p.server

@@ -188,4 +188,25 @@ class LoopbackTest {
             assertTrue(e.getMessage().contains("timed out"), e.getMessage());
         }
     }
+
+    @Test
+    void mismatchedParametersAndMissingListenersAreRejectedWithTheirReason() throws Exception {
+        try (Device a = Device.open(new DeviceOptions().planes(planes(1)).port(0)
+                .engine(DeviceOptions.realNetworkDefaults().paths(4)));
+             Device b = Device.open(new DeviceOptions().planes(planes(1)).port(0)
+                     .engine(DeviceOptions.realNetworkDefaults().paths(8)))) {
+            InetSocketAddress at = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), b.port());
+            DeviceQp q1 = a.createQp(a.allocPd(), a.createCq(16), a.createCq(16));
+            IllegalStateException noListener = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalStateException.class, () -> a.connect(q1, at, 2_000));
+            assertTrue(noListener.getMessage().contains("CONSUMER"), noListener.getMessage());
+            ProtectionDomain pb = b.allocPd();
+            DeviceCq cb = b.createCq(16);
+            b.listen(pb, cb, cb);
+            DeviceQp q2 = a.createQp(a.allocPd(), a.createCq(16), a.createCq(16));
+            IllegalStateException params = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalStateException.class, () -> a.connect(q2, at, 2_000));
+            assertTrue(params.getMessage().contains("INVALID_PARAMS"), params.getMessage());
+        }
+    }
 }
