@@ -1047,7 +1047,8 @@ public final class QueuePair {
 
     /** PATH-5: how long a probe waits for its reply: the probe interval, or three RTTs if that is longer. */
     private long probeTimeoutNs(Path p) {
-        return Math.max(cfg.probeIntervalNs, 3 * p.srttNs);
+        // An RTT inflated by an overload must not stretch probing without bound: at most 50 intervals.
+        return Math.max(cfg.probeIntervalNs, Math.min(3 * p.srttNs, 50 * cfg.probeIntervalNs));
     }
 
     /** RTO-1..RTO-4 and PATH-2..PATH-4. */
