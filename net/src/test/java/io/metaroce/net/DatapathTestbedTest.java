@@ -200,8 +200,8 @@ class DatapathTestbedTest {
     @Test
     void ecnMarksFromThePhantomQueueAreSeenAndEchoed() throws Exception {
         try (Testbed tb = Testbed.up(TestbedSpec.of(name, 2, 4).withRate(2_000_000_000L, 1 << 20)
-                .withEcn(40_000_000L))) {
-            // A 40 Mb/s meter per switch port: well below what the transfer offers on each plane.
+                .withEcn(10_000_000L))) {
+            // A 10 Mb/s meter per switch port: far below what the transfer offers on each plane.
             Run r = transfer(tb, 32L << 20, () -> { });
             long marked = 0;
             for (int p = 0; p < 4; p++) {
