@@ -21,4 +21,28 @@ class SmokeTest {
         System.out.println("done at " + net.nowNs() + " ns " + a.engine.counters());
         assertEquals(0, a.engine.internalErrors());
     }
+
+    @Test
+    void twoHundredFiftySixPathsOverEightPlanesAtOnePercentLoss() {
+        EngineConfig cfg = new EngineConfig().paths(256).planes(8).mtu(1024).initialWindowPackets(2);
+        Network net = Network.datacenter(3, 2, cfg);
+        net.setLoss(0.01);
+        Endpoint a = new Endpoint(net, 0, 8 << 20);
+        Endpoint b = new Endpoint(net, 1, 8 << 20);
+        Endpoint.connect(net, a, b);
+        a.fillRandom(9);
+        assertEquals(QueuePair.OK, a.qp.postWrite(1, a.src, 0, 8 << 20, b.dst.address(), b.dst.rkey(),
+                QueuePair.SIGNALED));
+        assertTrue(net.runUntil(() -> a.sendDone() == 1, 1_000_000_000L), () -> a.engine.counters().toString());
+        assertEquals(WcStatus.SUCCESS, a.sendStatuses.get(0));
+        assertEquals(-1L, a.src.segment().mismatch(b.dst.segment()));
+        int used = 0;
+        for (int i = 0; i < 256; i++) {
+            if (a.qp.path(i).txPackets() > 0) {
+                used++;
+            }
+        }
+        assertEquals(256, used, "every one of the 256 paths carried data");
+        assertEquals(0, a.engine.internalErrors());
+    }
 }

@@ -49,4 +49,47 @@ class LinuxUdpTest {
             assertEquals(1500, lengths[0]);
         }
     }
+
+    @Test
+    void groHandsCoalescedRunsWithTheirSegmentSize() throws Exception {
+        assumeTrue(LinuxUdp.unavailableReason() == null, "FFM datapath unavailable");
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        try (Arena arena = Arena.ofConfined();
+             LinuxUdp rx = new LinuxUdp(new InetSocketAddress(lo, 0), 4 << 20, true, false);
+             LinuxUdp tx = new LinuxUdp(new InetSocketAddress(lo, 0), 4 << 20, false, false, true)) {
+            assumeTrue(rx.gro(), "this kernel has no UDP_GRO");
+            PacketBatch out = new PacketBatch(arena, 16, 2048);
+            int[] idx = new int[16];
+            for (int i = 0; i < 10; i++) {
+                out.length[i] = 1200;
+                out.addr[i] = LinuxUdp.ipv4(lo);
+                out.port[i] = rx.localAddress().getPort();
+                out.slots[i].fill((byte) (i + 1));
+                idx[i] = i;
+            }
+            assertEquals(10, tx.send(out, idx, 10));
+            PacketBatch in = new PacketBatch(arena, 16, 65_536);
+            long bytes = 0;
+            int buffers = 0;
+            int segments = 0;
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (bytes < 12_000 && System.nanoTime() < deadline) {
+                int n = rx.receive(in);
+                for (int i = 0; i < n; i++) {
+                    bytes += in.length[i];
+                    buffers++;
+                    int seg = in.segmentSize[i] > 0 ? in.segmentSize[i] : in.length[i];
+                    assertEquals(1200, seg, "each segment is one datagram");
+                    for (int off = 0; off < in.length[i]; off += seg) {
+                        assertEquals((byte) (segments + 1), in.slots[i].get(ValueLayout.JAVA_BYTE, off));
+                        segments++;
+                    }
+                }
+            }
+            assertEquals(12_000, bytes);
+            assertEquals(10, segments);
+            assertTrue(buffers <= 10);
+            System.out.println("GRO: 10 datagrams arrived in " + buffers + " receive buffer(s)");
+        }
+    }
 }

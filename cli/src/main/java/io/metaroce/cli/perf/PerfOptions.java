@@ -71,6 +71,12 @@ public final class PerfOptions {
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
+    @Option(names = "--gro", description = "Ask the kernel for UDP GRO on the receive sockets.")
+    boolean gro;
+
+    @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
+    boolean noGso;
+
     @Option(names = "--window", paramLabel = "PACKETS",
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
     Integer window;
@@ -238,6 +244,6 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client");
+                .name(server() ? "perf-server" : "perf-client").gro(gro).gso(!noGso);
     }
 }
