@@ -1,0 +1,127 @@
+package io.metaroce.sim;
+
+import io.metaroce.core.CompletionQueue;
+import io.metaroce.core.Engine;
+import io.metaroce.core.Transmit;
+import io.metaroce.core.WorkCompletion;
+import io.metaroce.core.wire.Opcode;
+
+/**
+ * A host: one core {@link Engine} and one NIC port per plane. Received packets go to
+ * {@code engine.handleDatagram}; then the engine's transmit queue is drained into pooled packets queued on the
+ * NIC port of the plane it names, and one wake-up timer is kept at the engine's {@code pollTimeout}.
+ */
+public final class Host implements PacketSink {
+    /** Sees send completions polled from the host's completion queue. */
+    @FunctionalInterface
+    public interface CompletionListener {
+        void completed(Host host, WorkCompletion wc, long nowPs);
+    }
+
+    private final int index;
+    private final Engine engine;
+    private final EventLoop loop;
+    private final PacketPool pool;
+    private final SwitchPort[] nics;
+    private final Transmit tx = new Transmit();
+    private final Timer wake;
+    private final WorkCompletion wc = new WorkCompletion();
+    private CompletionQueue cq;
+    private CompletionListener listener;
+    private long txPackets;
+    private long txDataPackets;
+    private long rxPackets;
+
+    /** Host {@code index} with {@code engine}, sending on {@code nics[plane]}. */
+    public Host(int index, Engine engine, EventLoop loop, PacketPool pool, SwitchPort[] nics) {
+        this.index = index;
+        this.engine = engine;
+        this.loop = loop;
+        this.pool = pool;
+        this.nics = nics.clone();
+        this.wake = new Timer(loop, arg -> onWake());
+    }
+
+    public int index() { return index; }
+    public Engine engine() { return engine; }
+    public SwitchPort nic(int plane) { return nics[plane]; }
+    public long txPackets() { return txPackets; }
+    public long txDataPackets() { return txDataPackets; }
+    public long rxPackets() { return rxPackets; }
+    /** The engine wake-up timer (for event accounting). */
+    public Timer wakeTimer() { return wake; }
+
+    /** Polls {@code cq} after every engine call and reports its completions to {@code l}. */
+    public void watchCompletions(CompletionQueue queue, CompletionListener l) {
+        this.cq = queue;
+        this.listener = l;
+    }
+
+    @Override
+    public void receive(Packet p, int inPort) {
+        rxPackets++;
+        engine.handleDatagram(loop.nowNs(), p.seg, p.length, p.ecn);
+        pool.release(p);
+        pump();
+    }
+
+    private void drain(long nowNs) {
+        while (true) {
+            Packet p = pool.alloc();
+            int len = engine.pollTransmit(nowNs, p.seg, tx);
+            if (len <= 0) {
+                pool.release(p);
+                return;
+            }
+            p.length = len;
+            p.src = index;
+            p.dst = tx.peer();
+            p.plane = tx.plane();
+            p.pathId = tx.pathId();
+            p.ecn = tx.ecn();
+            p.opcode = tx.opcode();
+            p.data = Opcode.isData(p.opcode) || p.opcode == Opcode.READ_REQ;
+            txPackets++;
+            if (p.data) {
+                txDataPackets++;
+            }
+            nics[p.plane].enqueue(p);
+        }
+    }
+
+    private void onWake() {
+        engine.handleTimeout(loop.nowNs());
+        pump();
+    }
+
+    /**
+     * Drains the engine's transmit queue onto the NICs and re-arms the wake-up; call after application calls.
+     * A deadline already due is served at once (a spurious {@code handleTimeout} is a no-op by contract), a few
+     * rounds at most, instead of costing an extra event.
+     */
+    public void pump() {
+        long nowNs = loop.nowNs();
+        long deadline = Engine.NO_DEADLINE;
+        for (int round = 0; ; round++) {
+            drain(nowNs);
+            deadline = engine.pollTimeout();
+            if (deadline == Engine.NO_DEADLINE || deadline - nowNs > 0 || round == 3) {
+                break;
+            }
+            engine.handleTimeout(nowNs);
+        }
+        if (cq != null) {
+            while (cq.poll(wc)) {
+                listener.completed(this, wc, loop.nowPs());
+            }
+        }
+        if (deadline == Engine.NO_DEADLINE) {
+            return;
+        }
+        // engine time is ns; wake at the first ps of a later ns so nowNs has really reached the deadline
+        long atPs = deadline - nowNs > 0 ? deadline * Units.PS_PER_NS : (nowNs + 1) * Units.PS_PER_NS;
+        if (!wake.isArmed() || atPs < wake.atPs()) {
+            wake.set(atPs, 0);
+        }
+    }
+}

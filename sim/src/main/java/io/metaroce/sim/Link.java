@@ -1,0 +1,132 @@
+package io.metaroce.sim;
+
+import java.util.SplittableRandom;
+
+/**
+ * A unidirectional wire: propagation delay, random loss, up/down. Serialization happens at the sending
+ * {@link SwitchPort}; the link only delays. Like htsim's pipe it keeps exactly one pending event: packets in
+ * flight sit in a FIFO ring (arrival times are monotonic) and only the head is scheduled.
+ */
+public final class Link implements EventHandler {
+    private final EventLoop loop;
+    private final PacketPool pool;
+    private final SplittableRandom rng;
+    private final long delayPs;
+    private final long rateBps;
+    private final String name;
+    private PacketSink to;
+    private int toPort;
+    private double lossProbability;
+    private boolean up = true;
+
+    private int[] ring = new int[64];
+    private long[] arrive = new long[64];
+    private int head;
+    private int count;
+    private boolean scheduled;
+
+    private long packets;
+    private long dataPackets;
+    private long bytes;
+    private long dropped;
+
+    /** A link of {@code rateBps} (the sender's serialization rate) and {@code delayPs}, drawing loss from {@code rng}. */
+    public Link(EventLoop loop, PacketPool pool, long rateBps, long delayPs, SplittableRandom rng, String name) {
+        this.loop = loop;
+        this.pool = pool;
+        this.rateBps = rateBps;
+        this.delayPs = delayPs;
+        this.rng = rng;
+        this.name = name;
+    }
+
+    /** Connects the far end. */
+    public void connect(PacketSink sink, int port) {
+        this.to = sink;
+        this.toPort = port;
+    }
+
+    public void setLoss(double p) { lossProbability = p; }
+    public double loss() { return lossProbability; }
+
+    /** Takes the link down (dropping everything in flight) or brings it up. */
+    public void setUp(boolean isUp) {
+        if (!isUp && up) {
+            while (count > 0) {
+                Packet p = pool.get(ring[head]);
+                head = (head + 1) & (ring.length - 1);
+                count--;
+                dropped++;
+                pool.release(p);
+            }
+        }
+        up = isUp;
+    }
+
+    public boolean isUp() { return up; }
+    public long rateBps() { return rateBps; }
+    public long delayPs() { return delayPs; }
+    public String name() { return name; }
+    /** Packets that entered the link (including later drops). */
+    public long packets() { return packets; }
+    public long dataPackets() { return dataPackets; }
+    public long bytes() { return bytes; }
+    /** Packets lost (random loss or link down). */
+    public long dropped() { return dropped; }
+
+    /** Called by the sending port when the last bit of {@code p} has been serialized. */
+    void send(Packet p) {
+        packets++;
+        bytes += p.length;
+        if (p.data) {
+            dataPackets++;
+        }
+        if (!up || (lossProbability > 0 && rng.nextDouble() < lossProbability)) {
+            dropped++;
+            pool.release(p);
+            return;
+        }
+        if (count == ring.length) {
+            growRing();
+        }
+        int tail = (head + count) & (ring.length - 1);
+        ring[tail] = p.id;
+        long at = loop.nowPs() + delayPs;
+        arrive[tail] = at;
+        count++;
+        if (!scheduled) {
+            scheduled = true;
+            loop.schedule(at, this, 0);
+        }
+    }
+
+    private void growRing() {
+        int n = ring.length * 2;
+        int[] r = new int[n];
+        long[] a = new long[n];
+        for (int i = 0; i < count; i++) {
+            int j = (head + i) & (ring.length - 1);
+            r[i] = ring[j];
+            a[i] = arrive[j];
+        }
+        ring = r;
+        arrive = a;
+        head = 0;
+    }
+
+    @Override
+    public void onEvent(long arg) {
+        scheduled = false;
+        long now = loop.nowPs();
+        while (count > 0 && arrive[head] <= now) {
+            Packet p = pool.get(ring[head]);
+            head = (head + 1) & (ring.length - 1);
+            count--;
+            to.receive(p, toPort);
+        }
+        if (count > 0 && !scheduled) {
+            scheduled = true;
+            loop.schedule(arrive[head], this, 0);
+        }
+    }
+}

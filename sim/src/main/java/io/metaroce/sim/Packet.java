@@ -1,0 +1,43 @@
+package io.metaroce.sim;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One datagram in flight: a pooled object owning a byte buffer (and a segment view of it, made once) large
+ * enough for the engine's largest datagram. Identified by {@link #id} so events can carry it as a long.
+ */
+public final class Packet {
+    /** ECN codepoint CE. */
+    public static final int ECN_CE = 3;
+
+    final int id;
+    final byte[] buf;
+    final MemorySegment seg;
+    int length;
+    int src;
+    int dst;
+    int plane;
+    int pathId;
+    int ecn;
+    int opcode;
+    boolean data;
+
+    Packet(int id, int capacity) {
+        this.id = id;
+        this.buf = new byte[capacity];
+        this.seg = MemorySegment.ofArray(buf);
+    }
+
+    public int id() { return id; }
+    public int length() { return length; }
+    public int src() { return src; }
+    public int dst() { return dst; }
+    public int plane() { return plane; }
+    public int pathId() { return pathId; }
+    public int ecn() { return ecn; }
+    public int opcode() { return opcode; }
+    /** True for data-bearing packets (and READ requests). */
+    public boolean isData() { return data; }
+    /** The datagram bytes, {@code [0, length)}. */
+    public byte[] bytes() { return buf; }
+}
