@@ -83,6 +83,12 @@ public final class Packet {
 
     /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
     public int crc32c(MemorySegment seg, int length) {
+        if (!seg.isNative() && seg.heapBase().orElse(null) instanceof byte[] array) {
+            // A byte[]-backed segment (the simulator's pooled packets): no buffer view needed at all.
+            crc.reset();
+            crc.update(array, (int) seg.address(), length);
+            return (int) crc.getValue();
+        }
         int slot = System.identityHashCode(seg) & (CACHE - 1);
         ByteBuffer b = cachedSegments[slot] == seg ? cachedBuffers[slot] : null;
         if (b == null) {
