@@ -2,7 +2,6 @@ package io.metaroce.net;
 
 import java.io.IOException;
 import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
@@ -18,6 +17,9 @@ final class ChannelUdp implements UdpSocket {
     private final InetSocketAddress local;
     private ByteBuffer[] views;
     private PacketBatch viewsOf;
+    private int lastAddr;
+    private int lastPort = -1;
+    private InetSocketAddress lastTarget;
 
     ChannelUdp(InetSocketAddress bindTo, int bufferBytes) throws IOException {
         channel = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -54,10 +56,12 @@ final class ChannelUdp implements UdpSocket {
             int i = indices[k];
             ByteBuffer b = v[i];
             b.clear().limit(batch.length[i]);
-            int a = batch.addr[i];
-            InetAddress to = InetAddress.getByAddress(new byte[] {(byte) (a >>> 24), (byte) (a >>> 16),
-                    (byte) (a >>> 8), (byte) a});
-            if (channel.send(b, new InetSocketAddress(to, batch.port[i])) > 0) {
+            if (batch.addr[i] != lastAddr || batch.port[i] != lastPort) { // one peer per run: reuse it
+                lastAddr = batch.addr[i];
+                lastPort = batch.port[i];
+                lastTarget = new InetSocketAddress(Ipv4.address(lastAddr), lastPort);
+            }
+            if (channel.send(b, lastTarget) > 0) {
                 sent++;
             }
         }
@@ -77,8 +81,7 @@ final class ChannelUdp implements UdpSocket {
             }
             batch.length[n] = b.position();
             if (from.getAddress() instanceof Inet4Address a4) {
-                byte[] x = a4.getAddress();
-                batch.addr[n] = (x[0] & 0xFF) << 24 | (x[1] & 0xFF) << 16 | (x[2] & 0xFF) << 8 | x[3] & 0xFF;
+                batch.addr[n] = Ipv4.of(a4);
             }
             batch.port[n] = from.getPort();
             batch.ecn[n] = 0;

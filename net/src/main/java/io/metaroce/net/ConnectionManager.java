@@ -82,7 +82,7 @@ final class ConnectionManager {
     private List<byte[]> myPlanes() {
         List<byte[]> l = new ArrayList<>();
         for (int a : device.planeAddrs()) {
-            l.add(new byte[] {(byte) (a >>> 24), (byte) (a >>> 16), (byte) (a >>> 8), (byte) a});
+            l.add(Ipv4.bytes(a));
         }
         return l;
     }
@@ -95,7 +95,7 @@ final class ConnectionManager {
         }
         Pending p = new Pending();
         p.qp = qp;
-        p.toAddr = LinuxUdp.ipv4(server.getAddress());
+        p.toAddr = Ipv4.of(server.getAddress());
         p.toPort = server.getPort();
         p.psn = rng.nextInt();
         p.connId = rng.nextLong();
@@ -227,8 +227,7 @@ final class ConnectionManager {
     private static int[] addrs(List<byte[]> planes) {
         int[] a = new int[planes.size()];
         for (int i = 0; i < a.length; i++) {
-            byte[] b = planes.get(i);
-            a[i] = (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
+            a[i] = Ipv4.of(planes.get(i));
         }
         return a;
     }

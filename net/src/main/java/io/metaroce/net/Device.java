@@ -95,7 +95,7 @@ public final class Device implements AutoCloseable {
         try {
             for (int p = 0; p < cfg.planes; p++) {
                 InetAddress a = o.planes.get(p);
-                planeAddr[p] = LinuxUdp.ipv4(a);
+                planeAddr[p] = Ipv4.of(a);
                 rxSockets[p] = open(new InetSocketAddress(a, boundPort), o.gro);
                 if (boundPort == 0) {
                     boundPort = rxSockets[p].localAddress().getPort(); // every plane on the same port
@@ -168,7 +168,7 @@ public final class Device implements AutoCloseable {
     public List<InetSocketAddress> planeAddresses() {
         List<InetSocketAddress> l = new ArrayList<>();
         for (int a : planeAddr) {
-            l.add(new InetSocketAddress(LinuxUdp.ipv4(a), port));
+            l.add(new InetSocketAddress(Ipv4.address(a), port));
         }
         return l;
     }

@@ -13,7 +13,6 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -218,8 +217,7 @@ final class LinuxUdp implements UdpSocket {
         s.asSlice(off, SOCKADDR_SIZE).fill((byte) 0);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, off, (short) AF_INET);
         s.set(BE_SHORT, off + 2, (short) port);
-        byte[] b = a.getAddress();
-        s.set(BE_INT, off + 4, (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF);
+        s.set(BE_INT, off + 4, Ipv4.of(a));
     }
 
     /** The socket's file descriptor (for {@link Waiter}). */
@@ -448,23 +446,5 @@ final class LinuxUdp implements UdpSocket {
             // nothing to recover on close
         }
         arena.close();
-    }
-
-    /** Parses a dotted IPv4 address into the int the batches use. */
-    static int ipv4(InetAddress a) {
-        byte[] b = a.getAddress();
-        if (b.length != 4) {
-            throw new IllegalArgumentException("IPv4 only for now: " + a);
-        }
-        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
-    }
-
-    static InetAddress ipv4(int a) {
-        try {
-            return InetAddress.getByAddress(new byte[] {(byte) (a >>> 24), (byte) (a >>> 16), (byte) (a >>> 8),
-                    (byte) a});
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -24,7 +24,7 @@ class LinuxUdpTest {
             int[] idx = new int[32];
             for (int i = 0; i < 20; i++) {
                 out.length[i] = i == 19 ? 700 : 1500; // a GSO run of 19 full and one short
-                out.addr[i] = LinuxUdp.ipv4(lo);
+                out.addr[i] = Ipv4.of(lo);
                 out.port[i] = rx.localAddress().getPort();
                 out.slots[i].fill((byte) i);
                 idx[i] = i;
@@ -62,7 +62,7 @@ class LinuxUdpTest {
             int[] idx = new int[16];
             for (int i = 0; i < 10; i++) {
                 out.length[i] = 1200;
-                out.addr[i] = LinuxUdp.ipv4(lo);
+                out.addr[i] = Ipv4.of(lo);
                 out.port[i] = rx.localAddress().getPort();
                 out.slots[i].fill((byte) (i + 1));
                 idx[i] = i;
