@@ -283,7 +283,7 @@ public final class QueuePair {
             return EINVAL;
         }
         if (state == QpState.ERROR) {
-            sendCq.push(wrId, WcStatus.WR_FLUSH_ERR, wcOpcodeOf(op), 0, 0, false, qpn);
+            sendCq.push(wrId, WcStatus.WR_FLUSH_ERR, SendWqe.wcOpcodeOf(op), 0, 0, false, qpn);
             count(Counter.ERROR_COMPLETIONS);
             sendsRetired++;
             return OK;
@@ -298,14 +298,6 @@ public final class QueuePair {
                 remoteVa, rkey, imm, rsn, sinkVa, cfg.mtu);
         engine.markReady(this);
         return OK;
-    }
-
-    private static WcOpcode wcOpcodeOf(int op) {
-        return switch (op) {
-            case Opcode.WRITE, Opcode.WRITE_IMM -> WcOpcode.RDMA_WRITE;
-            case Opcode.READ_REQ -> WcOpcode.RDMA_READ;
-            default -> WcOpcode.SEND;
-        };
     }
 
     // =====================================================================================================

@@ -98,6 +98,11 @@ final class SendWqe {
     }
 
     WcOpcode wcOpcode() {
+        return wcOpcodeOf(op);
+    }
+
+    /** The completion opcode of a work request whose packets carry {@code op}. */
+    static WcOpcode wcOpcodeOf(int op) {
         return switch (op) {
             case Opcode.WRITE, Opcode.WRITE_IMM -> WcOpcode.RDMA_WRITE;
             case Opcode.READ_REQ -> WcOpcode.RDMA_READ;
