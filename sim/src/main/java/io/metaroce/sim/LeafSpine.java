@@ -15,7 +15,7 @@ import java.util.SplittableRandom;
  * destination. Failed links are not withdrawn from ECMP groups (no routing convergence): the transport routes
  * around them by abandoning path ids, which is what this model exercises.
  */
-public final class LeafSpine {
+public final class LeafSpine implements Fabric {
     private final FabricConfig cfg;
     private final Switch[][] leaves; // [plane][leaf]
     private final Switch[][] spines; // [plane][spine]
@@ -26,6 +26,8 @@ public final class LeafSpine {
     private final Link[][][] spineDown; // [plane][spine][leaf]
     private final List<Link> allLinks = new ArrayList<>();
     private final List<SwitchPort> switchPorts = new ArrayList<>();
+    private final List<Switch> allSwitches = new ArrayList<>();
+    private final List<List<Link>> linksByPlane = new ArrayList<>();
 
     /** Builds the fabric; every link and port draws randomness from a stream split off {@code rng}. */
     public LeafSpine(FabricConfig cfg, EventLoop loop, PacketPool pool, SplittableRandom rng) {
@@ -43,11 +45,14 @@ public final class LeafSpine {
         leafUp = new Link[np][nl][ns];
         spineDown = new Link[np][ns][nl];
         for (int p = 0; p < np; p++) {
+            linksByPlane.add(new ArrayList<>());
             for (int l = 0; l < nl; l++) {
                 leaves[p][l] = new Switch("p" + p + ".leaf" + l, rng.nextLong(), pool);
+                allSwitches.add(leaves[p][l]);
             }
             for (int s = 0; s < ns; s++) {
                 spines[p][s] = new Switch("p" + p + ".spine" + s, rng.nextLong(), pool);
+                allSwitches.add(spines[p][s]);
             }
             // host <-> leaf
             for (int i = 0; i < h; i++) {
@@ -104,6 +109,7 @@ public final class LeafSpine {
         Link l = new Link(loop, pool, rate, delay, rng.split(), name);
         l.setLoss(cfg.linkLoss);
         allLinks.add(l);
+        linksByPlane.get(linksByPlane.size() - 1).add(l);
         return l;
     }
 
@@ -115,20 +121,25 @@ public final class LeafSpine {
     }
 
     /** Connects host {@code i}'s downlinks (every plane) to {@code sink}. */
+    @Override
     public void attach(int i, PacketSink sink) {
         for (int p = 0; p < cfg.planes; p++) {
             hostDown[i][p].connect(sink, p);
         }
     }
 
-    public FabricConfig config() { return cfg; }
-    public SwitchPort[] nics(int host) { return nics[host]; }
+    @Override public FabricConfig config() { return cfg; }
+    @Override public int hosts() { return cfg.hosts; }
+    @Override public int planes() { return cfg.planes; }
+    @Override public SwitchPort[] nics(int host) { return nics[host]; }
     public Switch leaf(int plane, int l) { return leaves[plane][l]; }
     public Switch spine(int plane, int s) { return spines[plane][s]; }
-    public Link hostUplink(int host, int plane) { return hostUp[host][plane]; }
-    public Link hostDownlink(int host, int plane) { return hostDown[host][plane]; }
+    @Override public Link hostUplink(int host, int plane) { return hostUp[host][plane]; }
+    @Override public Link hostDownlink(int host, int plane) { return hostDown[host][plane]; }
     public Link leafUplink(int plane, int leaf, int spine) { return leafUp[plane][leaf][spine]; }
     public Link spineDownlink(int plane, int spine, int leaf) { return spineDown[plane][spine][leaf]; }
-    public List<Link> links() { return allLinks; }
-    public List<SwitchPort> switchPorts() { return switchPorts; }
+    @Override public List<Link> links() { return allLinks; }
+    @Override public List<Link> planeLinks(int plane) { return linksByPlane.get(plane); }
+    @Override public List<SwitchPort> switchPorts() { return switchPorts; }
+    @Override public List<Switch> switches() { return allSwitches; }
 }

@@ -21,6 +21,15 @@ public final class Packet {
     int ecn;
     int opcode;
     boolean data;
+    /**
+     * Transport-private fields for transports that model headers instead of encoding bytes (the RoCEv2
+     * baseline): a connection id, a sequence number, a packet kind and one spare word. The MetaRoCE transport
+     * carries real datagrams in {@link #buf} and ignores them.
+     */
+    public int flow;
+    public int seq;
+    public int kind;
+    public long aux;
 
     Packet(int id, int capacity) {
         this.id = id;

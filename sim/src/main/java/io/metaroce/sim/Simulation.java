@@ -67,7 +67,7 @@ public final class Simulation {
 
     private final EventLoop loop = new EventLoop();
     private final PacketPool pool;
-    private final LeafSpine fabric;
+    private final Fabric fabric;
     private final Host[] hosts;
     private final ProtectionDomain[] pds;
     private final CompletionQueue[] cqs;
@@ -124,7 +124,7 @@ public final class Simulation {
             engines[i] = new Engine(ec, master.split());
         }
         this.pool = new PacketPool(engines.length == 0 ? 9000 : engines[0].maxDatagramLength() + 64);
-        this.fabric = new LeafSpine(fabricCfg, loop, pool, master.split());
+        this.fabric = Fabric.build(fabricCfg, loop, pool, master.split());
         int h = fabricCfg.hosts;
         hosts = new Host[h];
         pds = new ProtectionDomain[h];
@@ -142,7 +142,7 @@ public final class Simulation {
     }
 
     public EventLoop loop() { return loop; }
-    public LeafSpine fabric() { return fabric; }
+    public Fabric fabric() { return fabric; }
     public Host host(int i) { return hosts[i]; }
     public int hostCount() { return hosts.length; }
     public PacketPool pool() { return pool; }

@@ -59,7 +59,7 @@ class SimulationTest {
         Simulation.Result r = sim.run(LIMIT);
         assertComplete(r);
         for (int s = 0; s < 4; s++) {
-            long n = sim.fabric().spine(0, s).dataReceived();
+            long n = ((LeafSpine) sim.fabric()).spine(0, s).dataReceived();
             assertTrue(n > r.dataPackets() / 16, "spine " + s + " carried " + n + " of " + r.dataPackets());
         }
     }
@@ -69,7 +69,7 @@ class SimulationTest {
         Simulation sim = new Simulation(9, fabric16x2(), engine(), true);
         sim.addFlow(0, 15, 4 << 20, 8);
         sim.addFlow(1, 14, 4 << 20, 8);
-        Link cut = sim.fabric().leafUplink(0, 0, 1);
+        Link cut = ((LeafSpine) sim.fabric()).leafUplink(0, 0, 1);
         sim.at(Units.psFromUs(50), () -> cut.setUp(false));
         Simulation.Result r = sim.run(LIMIT);
         assertComplete(r);
@@ -87,6 +87,6 @@ class SimulationTest {
         Simulation.Result r = sim.run(LIMIT);
         assertComplete(r);
         assertTrue(r.ecnMarks() > 0, r.toString());
-        assertTrue(sim.fabric().leaf(0, 0).port(0).maxQueuedBytes() > 20 << 10);
+        assertTrue(((LeafSpine) sim.fabric()).leaf(0, 0).port(0).maxQueuedBytes() > 20 << 10);
     }
 }

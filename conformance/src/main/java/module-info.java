@@ -1,0 +1,6 @@
+/** The black-box compliance suite: wire-level scripts, in-process and remote targets, reports. */
+module io.metaroce.conformance {
+    requires transitive io.metaroce.core;
+    requires io.metaroce.net;
+    exports io.metaroce.conformance;
+}
