@@ -30,6 +30,8 @@ public final class SwitchPort implements EventHandler {
     private long droppedData;
     private long marked;
     private long maxQueuedBytes;
+    private long pfcPauses;
+    private long pfcPausedPs;
 
     /**
      * A port sending on {@code link}, with {@code bufferBytes} of buffer and ECN thresholds (set kmin &lt; 0 or
@@ -56,6 +58,10 @@ public final class SwitchPort implements EventHandler {
     public long dropped() { return dropped; }
     public long droppedData() { return droppedData; }
     public long ecnMarked() { return marked; }
+    /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
+    public long pfcPauses() { return pfcPauses; }
+    /** PFC: total virtual time this port spent paused; 0 without PFC. */
+    public long pfcPausedPs() { return pfcPausedPs; }
 
     /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
     public void enqueue(Packet p) {
