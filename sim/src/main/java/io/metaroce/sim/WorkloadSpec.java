@@ -1,0 +1,34 @@
+package io.metaroce.sim;
+
+/** What the hosts of an experiment do: one of the workload kinds with its sizes and start times. */
+public final class WorkloadSpec {
+    /** Defaults: a random permutation of 1 MiB flows over all hosts. */
+    public WorkloadSpec() {
+    }
+
+    /**
+     * {@code bulk} (explicit {@code pairs} src-dst flows, or host i to host i+hosts/2), {@code incast}
+     * ({@code senders} hosts to {@code receiver}), {@code permutation} (seeded random permutation, every host sends
+     * to one and receives from one), {@code alltoall} (every rank to every other), {@code allreduce} (ring
+     * reduce-scatter + all-gather, 2(N-1) steps of bytes/N each).
+     */
+    public String kind = "permutation";
+    /** Bytes per flow (bulk, incast, permutation), per destination (all-to-all), or of the whole buffer (all-reduce). */
+    public long bytes = 1 << 20;
+    /** Messages each flow is split into (posted together). */
+    public int messages = 1;
+    /** Connections (QP pairs) per source-destination pair; bytes are split over them. */
+    public int qpsPerPair = 1;
+    /** Incast: number of senders. */
+    public int senders = 8;
+    /** Incast: the receiving host. */
+    public int receiver = 0;
+    /** Bulk: explicit pairs as "src-dst,src-dst,..."; empty = host i to host (i + hosts/2) for the first half. */
+    public String pairs = "";
+    /** Collectives: ranks taking part (hosts 0..ranks-1); 0 = every host. */
+    public int ranks = 0;
+    /** Virtual time at which the workload starts. */
+    public long startPs = 0;
+    /** Flow i (or sender i) starts at startPs + i * staggerPs. */
+    public long staggerPs = 0;
+}
