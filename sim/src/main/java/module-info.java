@@ -7,4 +7,5 @@ module io.metaroce.sim {
     requires org.yaml.snakeyaml;
     requires org.jfree.jfreechart;
     exports io.metaroce.sim;
+    exports io.metaroce.sim.experiment;
 }

@@ -1,0 +1,234 @@
+package io.metaroce.sim.experiment;
+
+import io.metaroce.sim.ExperimentSpec;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An experiment file ({@code experiments/*.yaml}): the base point (any {@link ExperimentSpec} field, nested by
+ * group), plus the keys of the experiment itself:
+ * <pre>
+ * name: e1-loss
+ * claim: "..."                       # what the experiment checks, for the record and the summary
+ * sweep:                             # axes; the points are their cartesian product, first axis outermost
+ *   transport: [metaroce, rocev2]
+ *   fabric.linkLoss: [0, 0.001, 0.01]
+ * derived:                           # metrics computed against another point of the sweep
+ *   goodput_ratio_vs_lossless: {of: goodput_gbps, baseline: {fabric.linkLoss: 0}}
+ *   vs_linear: {of: goodput_gbps, baseline: {fabric.planes: 1}, scaleBy: fabric.planes}
+ * acceptance:                        # criteria, each for the points matching "when"
+ *   - {metric: goodput_ratio_vs_lossless, require: "&gt;= 0.86", when: {transport: metaroce, fabric.linkLoss: 0.01}}
+ * plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
+ * scaled: {fabric.hosts: 16, workload.bytes: 1MiB}   # overrides for the scaled-down (test) run
+ * </pre>
+ */
+public final class ExperimentFile {
+    private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
+            "description");
+
+    /**
+     * A derived metric: {@code of} at this point divided by {@code of} at the baseline point; with
+     * {@code scaleBy} (a field such as {@code fabric.planes}) also divided by the ratio of that field's values, so
+     * 1.0 means linear scaling.
+     */
+    public record Derived(String name, String of, Map<String, Object> baseline, String scaleBy) {
+    }
+
+    /** An acceptance criterion: {@code metric op value} for the points matching {@code when}. */
+    public record Criterion(String metric, String require, Map<String, Object> when) {
+    }
+
+    /** How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series}. */
+    public record PlotSpec(String x, List<String> y, String series, boolean logX) {
+    }
+
+    private final String name;
+    private final String claim;
+    private final Map<String, Object> base;
+    private final LinkedHashMap<String, List<Object>> sweep = new LinkedHashMap<>();
+    private final List<Derived> derived = new ArrayList<>();
+    private final List<Criterion> acceptance = new ArrayList<>();
+    private final Map<String, Object> scaled;
+    private PlotSpec plot;
+
+    private ExperimentFile(String name, Map<String, Object> tree) {
+        this.name = String.valueOf(tree.getOrDefault("name", name));
+        this.claim = String.valueOf(tree.getOrDefault("claim", ""));
+        this.base = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : tree.entrySet()) {
+            if (!OWN_KEYS.contains(e.getKey())) {
+                base.put(e.getKey(), e.getValue());
+            }
+        }
+        base.put("name", this.name);
+        Object sw = tree.get("sweep");
+        if (sw != null) {
+            for (Map.Entry<String, Object> e : map("sweep", sw).entrySet()) {
+                sweep.put(e.getKey(), values("sweep." + e.getKey(), e.getValue()));
+            }
+        }
+        Object dv = tree.get("derived");
+        if (dv != null) {
+            for (Map.Entry<String, Object> e : map("derived", dv).entrySet()) {
+                Map<String, Object> d = map("derived." + e.getKey(), e.getValue());
+                derived.add(new Derived(e.getKey(), String.valueOf(required(d, "of", "derived." + e.getKey())),
+                        map("derived." + e.getKey() + ".baseline", required(d, "baseline", "derived." + e.getKey())),
+                        d.containsKey("scaleBy") ? String.valueOf(d.get("scaleBy")) : null));
+            }
+        }
+        Object ac = tree.get("acceptance");
+        if (ac != null) {
+            if (!(ac instanceof List<?> list)) {
+                throw new SpecFields.SpecException("acceptance", "expected a list of {metric, require, when}");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                String k = "acceptance[" + i + "]";
+                Map<String, Object> c = map(k, list.get(i));
+                String req = String.valueOf(required(c, "require", k));
+                Acceptance.parse(k, req); // fail early on a bad criterion
+                acceptance.add(new Criterion(String.valueOf(required(c, "metric", k)), req,
+                        c.containsKey("when") ? map(k + ".when", c.get("when")) : Map.of()));
+            }
+        }
+        Object pl = tree.get("plot");
+        if (pl != null) {
+            Map<String, Object> p = map("plot", pl);
+            Object y = required(p, "y", "plot");
+            List<String> ys = new ArrayList<>();
+            if (y instanceof List<?> l) {
+                l.forEach(o -> ys.add(String.valueOf(o)));
+            } else {
+                ys.add(String.valueOf(y));
+            }
+            plot = new PlotSpec(String.valueOf(required(p, "x", "plot")), ys,
+                    p.containsKey("series") ? String.valueOf(p.get("series")) : null,
+                    Boolean.TRUE.equals(p.get("logX")));
+        }
+        scaled = tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of();
+        // validate the base now: a typo should fail before any run
+        spec(Map.of(), false);
+    }
+
+    /** Loads an experiment file; errors name the file and the key or the YAML line. */
+    public static ExperimentFile load(Path file) throws IOException {
+        String fileName = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
+        try {
+            return parse(fileName, Files.readString(file));
+        } catch (SpecFields.SpecException | YAMLException e) {
+            throw new SpecFields.SpecException(file.toString(), e.getMessage());
+        }
+    }
+
+    /** Parses experiment YAML text; {@code defaultName} is used when the file has no {@code name}. */
+    public static ExperimentFile parse(String defaultName, String yaml) {
+        Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        if (!(root instanceof Map<?, ?> m)) {
+            throw new SpecFields.SpecException(defaultName, "an experiment file is a map of fields");
+        }
+        return new ExperimentFile(defaultName, map(defaultName, m));
+    }
+
+    public String name() { return name; }
+    public String claim() { return claim; }
+    public Map<String, List<Object>> sweep() { return sweep; }
+    public List<Derived> derived() { return derived; }
+    public List<Criterion> acceptance() { return acceptance; }
+    public PlotSpec plot() { return plot; }
+    public Map<String, Object> scaled() { return scaled; }
+
+    /** Replaces (or adds) a sweep axis, e.g. from {@code --sweep key=v1,v2}. */
+    public void setAxis(String key, List<Object> values) {
+        spec(Map.of(key, values.get(0)), false); // validates the key and the first value
+        sweep.put(key, values);
+    }
+
+    /** Adds a base override, e.g. from {@code --set key=value}; validated now. */
+    public void set(String key, Object value) {
+        spec(Map.of(key, value), false);
+        base.put(key, value);
+        sweep.remove(key);
+    }
+
+    /**
+     * The spec of one point: base, then scaled overrides (when {@code scaledDown}), then {@code point}'s axis
+     * values.
+     */
+    public ExperimentSpec spec(Map<String, Object> point, boolean scaledDown) {
+        ExperimentSpec s = new ExperimentSpec();
+        Map<String, Object> nested = new LinkedHashMap<>();
+        Map<String, Object> dotted = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : base.entrySet()) {
+            (e.getKey().contains(".") ? dotted : nested).put(e.getKey(), e.getValue());
+        }
+        SpecFields.apply(s, "", nested);
+        dotted.forEach((k, v) -> SpecFields.set(s, k, v));
+        if (scaledDown) {
+            scaled.forEach((k, v) -> SpecFields.set(s, k, v));
+        }
+        point.forEach((k, v) -> SpecFields.set(s, k, v));
+        return s;
+    }
+
+    /** Every point of the sweep in order (one empty point without a sweep). */
+    public List<Map<String, Object>> points() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        out.add(new LinkedHashMap<>());
+        for (Map.Entry<String, List<Object>> axis : sweep.entrySet()) {
+            List<Map<String, Object>> next = new ArrayList<>();
+            for (Map<String, Object> p : out) {
+                for (Object v : axis.getValue()) {
+                    Map<String, Object> q = new LinkedHashMap<>(p);
+                    q.put(axis.getKey(), v);
+                    next.add(q);
+                }
+            }
+            out = next;
+        }
+        return out;
+    }
+
+    private static Object required(Map<String, Object> m, String key, String where) {
+        Object v = m.get(key);
+        if (v == null) {
+            throw new SpecFields.SpecException(where, "missing '" + key + "'");
+        }
+        return v;
+    }
+
+    private static List<Object> values(String key, Object v) {
+        List<Object> out = new ArrayList<>();
+        if (v instanceof List<?> l) {
+            out.addAll(l);
+        } else {
+            out.add(v);
+        }
+        if (out.isEmpty()) {
+            throw new SpecFields.SpecException(key, "a sweep axis needs at least one value");
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(String key, Object v) {
+        if (!(v instanceof Map<?, ?> m)) {
+            throw new SpecFields.SpecException(key, "expected a map, got " + v);
+        }
+        for (Object k : m.keySet()) {
+            if (!(k instanceof String)) {
+                throw new SpecFields.SpecException(key, "keys must be names, got " + k);
+            }
+        }
+        return (Map<String, Object>) m;
+    }
+}

@@ -1,0 +1,361 @@
+package io.metaroce.sim.experiment;
+
+import io.metaroce.sim.ExperimentSpec;
+import io.metaroce.sim.FaultSpec;
+import io.metaroce.sim.ProgressListener;
+import io.metaroce.sim.RunResult;
+import io.metaroce.sim.Series;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs every point of an {@link ExperimentFile} and writes, under the output directory: per point
+ * {@code points/NN-label/record.yaml} (the EXPERIMENTS.md record), one CSV and one PNG per series; for the whole
+ * experiment {@code records.yaml} (every record, one YAML document each), {@code sweep.csv} (axes and metrics of
+ * every point), {@code sweep.png} (the file's {@code plot}) and {@code summary.md}.
+ */
+public final class ExperimentRunner {
+    /** Runs one point (the simulator's {@code Experiment::run}). */
+    @FunctionalInterface
+    public interface PointRunner {
+        RunResult run(ExperimentSpec spec, ProgressListener progress);
+    }
+
+    /** Makes the progress display of one point, given its index, the number of points and its label. */
+    @FunctionalInterface
+    public interface ProgressFactory {
+        ProgressListener forPoint(int index, int count, String label);
+    }
+
+    /** One acceptance check's outcome at one point. */
+    public record CheckResult(String metric, String require, Object actual, boolean pass) {
+    }
+
+    /** One point's outcome. */
+    public record PointOutcome(int index, String label, Map<String, Object> point, ExperimentSpec spec,
+                               RunResult result, List<CheckResult> checks, String verdict, Path dir) {
+    }
+
+    /** The whole run: the experiment's verdict is {@code fail} if any point failed, else {@code pass}. */
+    public record Summary(String name, List<PointOutcome> points, String verdict, Path out) {
+    }
+
+    private ExperimentRunner() {
+    }
+
+    /**
+     * Runs {@code file} (scaled down when {@code scaled}), writing into {@code out} and a line per point to
+     * {@code log}.
+     */
+    public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
+                              ProgressFactory progress, PrintStream log) throws IOException {
+        Files.createDirectories(out);
+        List<Map<String, Object>> points = file.points();
+        List<PointOutcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            Map<String, Object> point = points.get(i);
+            String label = label(point);
+            ExperimentSpec spec = file.spec(point, scaled);
+            log.printf(Locale.ROOT, "[%d/%d] %s %s%n", i + 1, points.size(), file.name(),
+                    label.isEmpty() ? "" : label);
+            RunResult r = runner.run(spec, progress.forPoint(i, points.size(), label));
+            Path dir = out.resolve("points").resolve(String.format(Locale.ROOT, "%02d%s", i,
+                    label.isEmpty() ? "" : "-" + label.replaceAll("[^A-Za-z0-9_.=-]+", "_")));
+            outcomes.add(new PointOutcome(i, label, point, spec, r, new ArrayList<>(), "n/a", dir));
+            log.println("      " + headline(r));
+        }
+        addDerived(file, outcomes);
+        List<PointOutcome> judged = new ArrayList<>();
+        for (PointOutcome o : outcomes) {
+            judged.add(judge(file, o));
+        }
+        String verdict = judged.stream().anyMatch(o -> o.verdict().equals("fail")) ? "fail" : "pass";
+        Summary summary = new Summary(file.name(), judged, verdict, out);
+        write(file, summary, scaled);
+        return summary;
+    }
+
+    /** "k=v,k=v" of a point's axis values. */
+    public static String label(Map<String, Object> point) {
+        List<String> parts = new ArrayList<>();
+        point.forEach((k, v) -> parts.add(shortKey(k) + "=" + v));
+        return String.join(",", parts);
+    }
+
+    private static String shortKey(String k) {
+        int dot = k.lastIndexOf('.');
+        return dot < 0 ? k : k.substring(dot + 1);
+    }
+
+    private static String headline(RunResult r) {
+        StringBuilder sb = new StringBuilder();
+        for (String k : List.of("goodput_gbps", "completion_time_us", "p99_completion_latency_us", "drops",
+                "retransmits", "pfc_pauses", "path_failovers", "error_completions")) {
+            Object v = r.metrics.get(k);
+            if (v != null) {
+                sb.append(k).append('=').append(format(v)).append("  ");
+            }
+        }
+        return sb.toString().trim();
+    }
+
+    static String format(Object v) {
+        if (v instanceof Double d) {
+            return Plots.brief(d);
+        }
+        return String.valueOf(v);
+    }
+
+    private static void addDerived(ExperimentFile file, List<PointOutcome> outcomes) {
+        for (ExperimentFile.Derived d : file.derived()) {
+            for (PointOutcome o : outcomes) {
+                Map<String, Object> want = new LinkedHashMap<>();
+                o.point().keySet().forEach(k -> want.put(k, value(o, k)));
+                d.baseline().forEach((k, v) -> want.put(k, normalized(k, v)));
+                PointOutcome base = null;
+                for (PointOutcome c : outcomes) {
+                    if (sameValues(c, want)) {
+                        base = c;
+                        break;
+                    }
+                }
+                double value = Double.NaN;
+                if (base != null && o.result().metrics.get(d.of()) instanceof Number n
+                        && base.result().metrics.get(d.of()) instanceof Number b && b.doubleValue() != 0) {
+                    value = n.doubleValue() / b.doubleValue();
+                    if (d.scaleBy() != null) {
+                        double k = value(o, d.scaleBy()) instanceof Number x ? x.doubleValue() : Double.NaN;
+                        double kb = value(base, d.scaleBy()) instanceof Number x ? x.doubleValue() : Double.NaN;
+                        value /= k / kb;
+                    }
+                }
+                o.result().metrics.put(d.name(), value);
+            }
+        }
+    }
+
+    /** {@code v} converted as field {@code key} would store it ("1%" -> 0.01), or as written. */
+    private static Object normalized(String key, Object v) {
+        try {
+            ExperimentSpec copy = new ExperimentSpec();
+            SpecFields.set(copy, key, v);
+            return SpecFields.get(copy, key);
+        } catch (SpecFields.SpecException e) {
+            return v;
+        }
+    }
+
+    private static boolean sameValues(PointOutcome c, Map<String, Object> want) {
+        for (Map.Entry<String, Object> e : want.entrySet()) {
+            if (!Acceptance.same(e.getValue(), value(c, e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A key's value at a point: the spec's converted field value ("10%" is 0.1), else the raw axis value. */
+    private static Object value(PointOutcome o, String key) {
+        try {
+            return SpecFields.get(o.spec(), key);
+        } catch (SpecFields.SpecException e) {
+            return o.point().get(key);
+        }
+    }
+
+    private static PointOutcome judge(ExperimentFile file, PointOutcome o) {
+        List<CheckResult> checks = new ArrayList<>();
+        for (ExperimentFile.Criterion c : file.acceptance()) {
+            Map<String, Object> when = new LinkedHashMap<>();
+            c.when().forEach((k, v) -> when.put(k, normalized(k, v)));
+            if (!sameValues(o, when)) {
+                continue;
+            }
+            Object actual = o.result().metrics.get(c.metric());
+            checks.add(new CheckResult(c.metric(), c.require(), actual,
+                    Acceptance.parse(c.metric(), c.require()).test(actual)));
+        }
+        String verdict = checks.isEmpty() ? "n/a" : checks.stream().allMatch(CheckResult::pass) ? "pass" : "fail";
+        return new PointOutcome(o.index(), o.label(), o.point(), o.spec(), o.result(), checks, verdict, o.dir());
+    }
+
+    /** The EXPERIMENTS.md record of one point, as nested maps (YAML-ready). */
+    public static Map<String, Object> record(ExperimentFile file, PointOutcome o, boolean scaled) {
+        ExperimentSpec s = o.spec();
+        Map<String, Object> exp = new LinkedHashMap<>();
+        exp.put("name", file.name());
+        exp.put("world", "sim");
+        if (!file.claim().isEmpty()) {
+            exp.put("claim", file.claim());
+        }
+        exp.put("scaled_down", scaled);
+        exp.put("point", new LinkedHashMap<>(o.point()));
+        exp.put("topology", SpecFields.fields(s.fabric));
+        exp.put("transport", s.transport);
+        exp.put("transport_config", SpecFields.fields(s.transport.equals("rocev2") ? s.roce : s.engine));
+        exp.put("workload", SpecFields.fields(s.workload));
+        List<Map<String, Object>> faults = new ArrayList<>();
+        for (FaultSpec f : s.faults) {
+            faults.add(SpecFields.fields(f));
+        }
+        exp.put("faults", faults);
+        exp.put("seed", s.seed);
+        Map<String, Object> rec = new LinkedHashMap<>();
+        rec.put("experiment", exp);
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        o.result().metrics.forEach((k, v) -> metrics.put(k, v instanceof Double d && (d.isNaN() || d.isInfinite())
+                ? String.valueOf(d) : v));
+        rec.put("metrics", metrics);
+        Map<String, Object> acc = new LinkedHashMap<>();
+        List<Map<String, Object>> checks = new ArrayList<>();
+        for (CheckResult c : o.checks()) {
+            acc.put(c.metric(), c.require());
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("metric", c.metric());
+            m.put("require", c.require());
+            m.put("actual", c.actual() instanceof Double d && d.isNaN() ? "NaN" : c.actual());
+            m.put("pass", c.pass());
+            checks.add(m);
+        }
+        rec.put("acceptance", acc);
+        rec.put("checks", checks);
+        rec.put("verdict", o.verdict());
+        List<String> files = new ArrayList<>();
+        for (Series se : o.result().series) {
+            files.add(se.name() + ".csv");
+            files.add(se.name() + ".png");
+        }
+        rec.put("series", files);
+        return rec;
+    }
+
+    private static void write(ExperimentFile file, Summary summary, boolean scaled) throws IOException {
+        DumperOptions opt = new DumperOptions();
+        opt.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        opt.setWidth(120);
+        Yaml yaml = new Yaml(opt);
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (PointOutcome o : summary.points()) {
+            Files.createDirectories(o.dir());
+            Map<String, Object> rec = record(file, o, scaled);
+            all.add(rec);
+            Files.writeString(o.dir().resolve("record.yaml"), yaml.dump(rec));
+            for (Series s : o.result().series) {
+                Plots.csv(s, o.dir().resolve(s.name() + ".csv"));
+                Plots.png(s, o.dir().resolve(s.name() + ".png"), false, false);
+            }
+        }
+        Files.writeString(summary.out().resolve("records.yaml"), yaml.dumpAll(all.iterator()));
+        writeSweep(file, summary);
+        Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary));
+    }
+
+    private static void writeSweep(ExperimentFile file, Summary summary) throws IOException {
+        Set<String> axes = new LinkedHashSet<>(file.sweep().keySet());
+        Set<String> metrics = new LinkedHashSet<>();
+        for (PointOutcome o : summary.points()) {
+            o.result().metrics.forEach((k, v) -> {
+                if (v instanceof Number || v instanceof Boolean) {
+                    metrics.add(k);
+                }
+            });
+        }
+        List<String> header = new ArrayList<>(axes);
+        header.addAll(metrics);
+        header.add("verdict");
+        List<List<Object>> rows = new ArrayList<>();
+        for (PointOutcome o : summary.points()) {
+            List<Object> row = new ArrayList<>();
+            axes.forEach(a -> row.add(o.point().get(a)));
+            metrics.forEach(m -> {
+                Object v = o.result().metrics.get(m);
+                row.add(v instanceof Boolean b ? (b ? 1 : 0) : v == null ? "" : v);
+            });
+            row.add(o.verdict());
+            rows.add(row);
+        }
+        Plots.table(header, rows, summary.out().resolve("sweep.csv"));
+        ExperimentFile.PlotSpec p = file.plot();
+        if (p == null || summary.points().size() < 2) {
+            return;
+        }
+        // one line per (series value, y metric), x from the axis
+        Map<String, List<double[]>> lines = new LinkedHashMap<>();
+        for (PointOutcome o : summary.points()) {
+            Object xv = value(o, p.x());
+            if (!(xv instanceof Number) && !(xv instanceof String)) {
+                continue;
+            }
+            double x;
+            try {
+                x = SpecFields.quantity(p.x(), xv);
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            for (String y : p.y()) {
+                String name = (p.series() == null ? "" : shortKey(p.series()) + "=" + value(o, p.series()) + " ")
+                        + (p.y().size() > 1 || p.series() == null ? y : "");
+                Object yv = o.result().metrics.get(y);
+                double yd = yv instanceof Number n ? n.doubleValue() : Double.NaN;
+                lines.computeIfAbsent(name.trim(), k -> new ArrayList<>()).add(new double[] {x, yd});
+            }
+        }
+        Set<Double> xs = new java.util.TreeSet<>();
+        lines.values().forEach(l -> l.forEach(pt -> xs.add(pt[0])));
+        double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
+        List<String> cols = new ArrayList<>(lines.keySet());
+        double[][] y = new double[cols.size()][x.length];
+        for (int c = 0; c < cols.size(); c++) {
+            java.util.Arrays.fill(y[c], Double.NaN);
+            for (double[] pt : lines.get(cols.get(c))) {
+                y[c][java.util.Arrays.binarySearch(x, pt[0])] = pt[1];
+            }
+        }
+        Series s = new Series("sweep", file.name() + ": " + String.join(", ", p.y()) + " vs " + shortKey(p.x()),
+                p.x(), String.join(", ", p.y()), cols, x, y);
+        Plots.png(s, summary.out().resolve("sweep.png"), true, p.logX());
+    }
+
+    /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */
+    static String markdown(ExperimentFile file, Summary summary) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# ").append(file.name()).append(": ").append(summary.verdict()).append("\n\n");
+        if (!file.claim().isEmpty()) {
+            sb.append(file.claim()).append("\n\n");
+        }
+        sb.append("| point | goodput Gb/s | completion us | drops | retransmits | checks | verdict |\n");
+        sb.append("|---|---|---|---|---|---|---|\n");
+        for (PointOutcome o : summary.points()) {
+            Map<String, Object> m = o.result().metrics;
+            Object ct = m.containsKey("completion_time_us") ? m.get("completion_time_us") : m.get("max_fct_us");
+            List<String> checks = new ArrayList<>();
+            for (CheckResult c : o.checks()) {
+                checks.add(c.metric() + " " + c.require() + " (" + (c.actual() == null ? "missing"
+                        : format(c.actual())) + (c.pass() ? " ok" : " FAIL") + ")");
+            }
+            sb.append("| ").append(o.label().isEmpty() ? "-" : o.label())
+                    .append(" | ").append(format(m.getOrDefault("goodput_gbps", "")))
+                    .append(" | ").append(format(ct == null ? "" : ct))
+                    .append(" | ").append(format(m.getOrDefault("drops", "")))
+                    .append(" | ").append(format(m.getOrDefault("retransmits", "")))
+                    .append(" | ").append(String.join("; ", checks))
+                    .append(" | ").append(o.verdict()).append(" |\n");
+        }
+        if (file.plot() != null && summary.points().size() > 1) {
+            sb.append("\n![sweep](sweep.png)\n");
+        }
+        return sb.toString();
+    }
+}
