@@ -305,8 +305,20 @@ public final class ExperimentRunner {
                 continue;
             }
             for (String y : p.y()) {
-                String name = (p.series() == null ? "" : shortKey(p.series()) + "=" + value(o, p.series()) + " ")
-                        + (p.y().size() > 1 || p.series() == null ? y : "");
+                // one line per combination of the other axes (the plot's series axis first)
+                List<String> parts = new ArrayList<>();
+                if (p.series() != null) {
+                    parts.add(shortKey(p.series()) + "=" + o.point().getOrDefault(p.series(), value(o, p.series())));
+                }
+                for (String axis : file.sweep().keySet()) {
+                    if (!axis.equals(p.x()) && !axis.equals(p.series())) {
+                        parts.add(shortKey(axis) + "=" + o.point().get(axis));
+                    }
+                }
+                if (p.y().size() > 1 || parts.isEmpty()) {
+                    parts.add(y);
+                }
+                String name = String.join(" ", parts);
                 Object yv = o.result().metrics.get(y);
                 double yd = yv instanceof Number n ? n.doubleValue() : Double.NaN;
                 lines.computeIfAbsent(name.trim(), k -> new ArrayList<>()).add(new double[] {x, yd});
