@@ -7,8 +7,9 @@ package io.metaroce.sim;
  *
  * <ul>
  *   <li>Decrease, on a CNP, at most once per {@link RoceConfig#rateDecreaseIntervalPs} (a CNP arriving sooner
- *       is applied when the interval ends, as the ns-3 decrease tick does): {@code Rt = Rc} (see
- *       {@link RoceConfig#clampTargetRate}), {@code Rc = max(minRate, Rc (1 - alpha / 2))}; both increase
+ *       is applied when the interval ends, as the ns-3 decrease tick does): {@code Rt = Rc} (unless
+ *       {@link RoceConfig#clampTargetRate} is off and no increase happened since the previous cut),
+ *       {@code Rc = max(minRate, Rc (1 - alpha / 2))}; both increase
  *       stages and the byte counter restart, and the increase timer restarts.</li>
  *   <li>Alpha, per period of {@link RoceConfig#alphaResumeIntervalPs} starting at the first CNP:
  *       {@code alpha = (1 - g) alpha + g} if a CNP arrived in the period, else {@code alpha = (1 - g) alpha}.
@@ -148,6 +149,7 @@ public final class Dcqcn {
 
     private void decrease(long now) {
         advanceAlpha(now);
+        // ns-3: clamp = ClampTargetRate || an increase happened since the last cut (the first cut always)
         if (cfg.clampTargetRate || timerStage > 0 || byteStage > 0 || !increasing) {
             target = rate;
         }

@@ -46,10 +46,11 @@ public final class RoceConfig {
     /** Rate increase timer. */
     public long rateIncreaseTimerPs = Units.psFromUs(300);
     /**
-     * Byte counter for rate increase: one increase event per this many bytes sent (the DCQCN paper's 10 MB;
-     * the HPCC ns-3 Mellanox model has none: 0 disables it).
+     * Byte counter for rate increase: one increase event per this many bytes sent; 0 (default) disables it,
+     * as in the HPCC ns-3 Mellanox model (the DCQCN paper uses 10 MB: hyper increase then also needs the byte
+     * counter past its fast recovery, which at low rates takes tens of milliseconds).
      */
-    public long byteCounterBytes = 10L << 20;
+    public long byteCounterBytes = 0;
     /** Alpha gain g. */
     public double g = 1.0 / 256;
     /** Fast recovery stages before additive increase. */
@@ -59,10 +60,11 @@ public final class RoceConfig {
     /** Initial alpha (set at the first CNP). */
     public double alphaInit = 1.0;
     /**
-     * On a decrease the target rate becomes the current rate (DCQCN paper). False: only if an increase event
-     * happened since the previous decrease (ns-3 {@code CLAMP_TARGET_RATE 0}).
+     * True: every decrease sets the target rate to the current rate (DCQCN paper). False (default, HPCC ns-3
+     * {@code CLAMP_TARGET_RATE 0}): only the first decrease, and those after an increase event; a burst of
+     * back-to-back cuts keeps the target at the rate before the burst, so fast recovery returns towards it.
      */
-    public boolean clampTargetRate = true;
+    public boolean clampTargetRate = false;
 
     public RoceConfig mtu(int v) { mtu = v; return this; }
     public RoceConfig rtoPs(long v) { rtoPs = v; return this; }
@@ -71,6 +73,7 @@ public final class RoceConfig {
     public RoceConfig dcqcn(boolean v) { dcqcn = v; return this; }
     public RoceConfig windowBytes(long v) { windowBytes = v; return this; }
     public RoceConfig byteCounterBytes(long v) { byteCounterBytes = v; return this; }
+    public RoceConfig clampTargetRate(boolean v) { clampTargetRate = v; return this; }
 
     /** Checks every field, naming the first bad one. */
     public void validate() {

@@ -11,8 +11,9 @@ class DcqcnTest {
     private static final long LINE = 100_000_000_000L;
     private static final double G = 1.0 / 256;
 
+    /** The DCQCN paper's target clamping, timer only. */
     private static RoceConfig timerOnly() {
-        return new RoceConfig().byteCounterBytes(0);
+        return new RoceConfig().byteCounterBytes(0).clampTargetRate(true);
     }
 
     private static void assertRate(double expected, double actual) {
@@ -116,7 +117,7 @@ class DcqcnTest {
     @Test
     void byteCounterAlsoDrivesIncreasesAndHyperNeedsBothClocks() {
         EventLoop loop = new EventLoop();
-        RoceConfig cfg = new RoceConfig().byteCounterBytes(1 << 20);
+        RoceConfig cfg = new RoceConfig().byteCounterBytes(1 << 20).clampTargetRate(true);
         cfg.rateIncreaseTimerPs = Units.psFromMs(10);
         Dcqcn d = new Dcqcn(loop, cfg, LINE);
         d.onBytesSent(4 << 20);
@@ -148,6 +149,28 @@ class DcqcnTest {
         assertRate(rate, d.rateBps(), "after byte-counter events");
         assertEquals(5, d.byteStage());
         assertEquals(0, d.timerStage());
+    }
+
+    @Test
+    void withoutClampingBackToBackCutsKeepTheTargetSoFastRecoveryReturnsTowardsIt() {
+        EventLoop loop = new EventLoop();
+        RoceConfig cfg = new RoceConfig(); // HPCC ns-3 defaults: no clamping, no byte counter
+        assertFalse(cfg.clampTargetRate);
+        assertEquals(0, cfg.byteCounterBytes);
+        Dcqcn d = new Dcqcn(loop, cfg, LINE);
+        for (int i = 0; i < 5; i++) {
+            loop.run(Units.psFromUs(4L * i));
+            d.onCnp();
+        }
+        assertEquals(5, d.decreases());
+        assertRate(LINE, d.targetBps(), "the first cut sets the target; the next four keep it");
+        double rate = d.rateBps();
+        assertTrue(rate < 10e9, "five cuts: " + rate);
+        loop.run(Units.psFromUs(16) + cfg.rateIncreaseTimerPs);
+        rate = (rate + LINE) / 2;
+        assertRate(rate, d.rateBps(), "fast recovery halfway back to the rate before the burst");
+        d.onCnp(); // after an increase event the cut clamps the target again
+        assertRate(rate, d.targetBps(), "clamped after an increase");
     }
 
     @Test
