@@ -266,4 +266,31 @@ class RoceTransportTest {
         assertTrue(e.getMessage().contains("mtu"), e.getMessage());
         assertNotEquals(0, h.roce.name().length());
     }
+
+    @Test
+    void thousandsOfQpsAllToAllComplete() {
+        FabricConfig fc = new FabricConfig().hosts(64).hostsPerLeaf(8).spines(8).planes(4).bufferBytes(16 * MIB);
+        RoceHarness h = new RoceHarness(11, fc, new RoceConfig());
+        int[] perPlane = new int[4];
+        for (int src = 0; src < 64; src++) {
+            for (int k = 1; k < 64; k++) {
+                int c = h.roce.connect(src, (src + k) % 64);
+                perPlane[h.roce.plane(c)]++;
+                h.roce.send(c, 32 << 10, c);
+            }
+        }
+        assertEquals(64 * 63, h.roce.connections());
+        long wall = System.nanoTime();
+        h.loop.run(Units.psFromMs(100));
+        wall = System.nanoTime() - wall;
+        System.out.printf("rocev2 all-to-all 64 hosts x 4 planes, %d QPs x 32 KiB: done at %.1f us, %d events,"
+                + " %.0f ms wall, per plane %s, %s%n", h.roce.connections(), h.lastCompletionPs() / 1e6,
+                h.loop.eventsProcessed(), wall / 1e6, java.util.Arrays.toString(perPlane), h.roce.counters());
+        assertEquals(h.roce.connections(), h.okCompletions(), () -> h.roce.counters().toString());
+        for (int p = 0; p < 4; p++) {
+            assertTrue(perPlane[p] > 64 * 63 / 4 * 0.9, "QPs spread over planes: " + perPlane[p]);
+        }
+        assertEquals(0, h.counter("internal_errors"));
+        assertEquals(0, h.pool.inUse());
+    }
 }
