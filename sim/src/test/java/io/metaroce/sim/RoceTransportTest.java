@@ -293,4 +293,35 @@ class RoceTransportTest {
         assertEquals(0, h.counter("internal_errors"));
         assertEquals(0, h.pool.inUse());
     }
+
+    @Test
+    void aShortOutageIsRecoveredByTimeoutAndGoBackN() {
+        RoceConfig rc = new RoceConfig().rtoPs(Units.psFromUs(100)).retryCount(3);
+        RoceHarness h = new RoceHarness(12, smallFabric(), rc);
+        int c = h.roce.connect(0, 5);
+        h.roce.send(c, 8 * MIB, 1);
+        Link up = h.fabric.hostUplink(0, h.roce.plane(c));
+        h.at(Units.psFromUs(50), () -> up.setUp(false));
+        h.at(Units.psFromUs(200), () -> up.setUp(true)); // back before the 2nd timeout: one retry
+        h.loop.run(Units.psFromMs(10));
+        Map<String, Long> k = h.roce.counters();
+        assertEquals(1, h.okCompletions(), k.toString());
+        assertFalse(h.roce.failed(c));
+        assertEquals(8 * MIB, h.roce.receivedBytes(c));
+        assertEquals(1, k.get("timeouts"), k.toString());
+        assertTrue(k.get("retransmits") > 0);
+        assertEquals(0, k.get("internal_errors"));
+    }
+
+    @Test
+    void aWindowLimitsBytesInFlight() {
+        long window = 8 * 4096;
+        RoceHarness h = new RoceHarness(13, smallFabric(), new RoceConfig().windowBytes(window));
+        double gbps = bulk(h, 4);
+        // one window per round trip: 8 links of 1 us plus 4 store-and-forward hops of a 4160 B packet
+        // (0.33 us each) ~ 9.4 us, so 32 KiB per 9.4 us ~ 28 Gb/s
+        System.out.printf("rocev2 bulk with a %d B window: %.2f Gb/s%n", window, gbps);
+        assertTrue(gbps > 20 && gbps < 40, "window-limited goodput " + gbps);
+        assertEquals(0, h.counter("retransmits"));
+    }
 }
