@@ -31,4 +31,21 @@ public final class WorkloadSpec {
     public long startPs = 0;
     /** Flow i (or sender i) starts at startPs + i * staggerPs. */
     public long staggerPs = 0;
+    /**
+     * Cross traffic (E8, one congested path among many): a switch port, by name ({@code Switch.name() + ":" +
+     * port}), on which constant-rate filler packets addressed to host {@code crossDst} are queued from
+     * {@code crossStartPs} to {@code crossStopPs} (0 = until the workload ends); empty = none. The filler takes
+     * the port's buffer and link like any packet; the destination host discards it (MetaRoCE transport only).
+     */
+    public String crossPort = "";
+    /** Cross traffic: offered rate in Gb/s. */
+    public double crossGbps = 0;
+    /** Cross traffic: destination host (reachable through {@code crossPort}, best one no flow uses). */
+    public int crossDst = -1;
+    /** Cross traffic: bytes per filler packet. */
+    public int crossPacketBytes = 4096;
+    /** Cross traffic: start time. */
+    public long crossStartPs = 0;
+    /** Cross traffic: stop time (0 = when the workload ends). */
+    public long crossStopPs = 0;
 }
