@@ -105,6 +105,37 @@ public final class Experiment {
         return sq == 0 ? 1.0 : s * s / (xs.length * sq);
     }
 
+    /**
+     * First time after the last sender started ({@code lastStartPs}) at which the Jain index over per-sender
+     * goodput per sample interval reached {@link #FAIR_JAIN} and stayed there while all {@code flows} senders were
+     * active, at sample granularity: from the last start to the end of the first interval of the final fair run,
+     * counting only intervals that begin at or after the last start. Samples end at {@code xUs} (microseconds),
+     * each {@code intervalPs} long, with {@code active} flows. -1 if the index never settles at or above it.
+     */
+    static long timeToFair(double[] xUs, double[] jain, double[] active, int flows, long lastStartPs,
+                           long intervalPs) {
+        long found = -1;
+        boolean any = false;
+        for (int i = 0; i < xUs.length; i++) {
+            long t = Math.round(xUs[i] * Units.PS_PER_US);
+            if (t - intervalPs < lastStartPs) {
+                continue;
+            }
+            if (active[i] < flows) {
+                break; // a sender finished: fairness among all of them no longer defined
+            }
+            any = true;
+            if (jain[i] >= FAIR_JAIN) {
+                if (found < 0) {
+                    found = t - lastStartPs;
+                }
+            } else {
+                found = -1;
+            }
+        }
+        return any ? found : -1;
+    }
+
     /** Unloaded round-trip time of the fabric's longest path (propagation and one full-size packet per hop). */
     static long baseRttPs(FabricConfig fc, int datagramBytes) {
         long oneWay = 2 * fc.hostLinkDelayPs + 2 * fc.fabricLinkDelayPs
@@ -441,37 +472,19 @@ public final class Experiment {
             m.put("data_packets_per_wall_s", transport.dataPacketsSent() * 1e9 / Math.max(1, wallNs));
         }
 
-        /**
-         * First time after the last sender started at which the Jain index over per-sender goodput per sample
-         * interval reached {@link #FAIR_JAIN} and stayed there while every sender was active (at sample
-         * granularity: the end of the first fair interval that starts at or after the last start); -1 if never.
-         */
         private long timeToFair() {
-            long last = workload.lastStartPs();
-            int all = workload.flows().size();
-            SeriesRecorder jain = sampler.fairness();
-            SeriesRecorder act = sampler.active();
-            long found = -1;
-            for (int i = 0; i < jain.size(); i++) {
-                long t = Math.round(jain.x(i) * Units.PS_PER_US);
-                if (t - spec.sampleIntervalPs < last) {
-                    continue;
-                }
-                if (act.get(0, i) < all) {
-                    break; // a sender finished: fairness among all of them no longer defined
-                }
-                if (jain.get(0, i) >= FAIR_JAIN) {
-                    if (found < 0) {
-                        found = t - last;
-                    }
-                } else {
-                    found = -1;
-                }
-            }
-            return found;
+            Series jain = sampler.fairness().toSeries();
+            Series act = sampler.active().toSeries();
+            return Experiment.timeToFair(jain.x(), jain.y()[0], act.y()[0], workload.flows().size(),
+                    workload.lastStartPs(), spec.sampleIntervalPs);
         }
 
-        /** E3: goodput before, during and after the first plane-down (until its plane-up), and recovery time. */
+        /**
+         * E3: mean goodput per sample before (the start-up interval left out), during (and its minimum) and after
+         * the first plane-down (until that plane's plane-up), and the recovery time: from the failure to the end
+         * of the first sample interval after it whose goodput reached 0.9 of the surviving planes' share of the
+         * goodput before (0.9 x 3/4 with 4 planes).
+         */
         private void planeFailure(Map<String, Object> m, long rttPs) {
             long down = -1;
             long up = Long.MAX_VALUE;
@@ -497,18 +510,20 @@ public final class Experiment {
             double[] after = new double[2];
             long recovery = -1;
             double threshold = Double.NaN;
+            double duringMin = Double.POSITIVE_INFINITY;
             for (int pass = 0; pass < 2; pass++) {
                 for (int i = 0; i < g.size(); i++) {
                     long t = Math.round(g.x(i) * Units.PS_PER_US);
                     long from = t - step;
                     double v = g.get(0, i);
                     if (pass == 0) {
-                        if (from >= spec.workload.startPs && t <= down) {
+                        if (from >= spec.workload.startPs + step && t <= down) { // the start-up interval left out
                             before[0] += v;
                             before[1]++;
                         } else if (from >= down && t <= up) {
                             during[0] += v;
                             during[1]++;
+                            duringMin = Math.min(duringMin, v);
                         } else if (from >= up && (!workload.done() || t <= workload.endPs())) {
                             after[0] += v;
                             after[1]++;
@@ -523,6 +538,7 @@ public final class Experiment {
             }
             m.put("goodput_before_gbps", before[1] == 0 ? Double.NaN : before[0] / before[1]);
             m.put("goodput_during_gbps", during[1] == 0 ? Double.NaN : during[0] / during[1]);
+            m.put("goodput_during_min_gbps", during[1] == 0 ? Double.NaN : duringMin);
             m.put("goodput_after_gbps", after[1] == 0 ? Double.NaN : after[0] / after[1]);
             m.put("recovery_time_us", recovery < 0 ? Double.NaN : recovery / (double) Units.PS_PER_US);
             m.put("recovery_time_rtts", recovery < 0 ? Double.NaN : recovery / (double) rttPs);

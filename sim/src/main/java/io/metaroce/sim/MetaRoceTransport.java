@@ -143,13 +143,14 @@ public final class MetaRoceTransport implements Transport {
     }
 
     /**
-     * The engine configuration a run uses: a copy of {@code engine} with the fabric's planes, and the host link
-     * rate as the pacing rate when {@code txRateBps} is 0.
+     * The engine configuration a run uses: a copy of {@code engine} with the fabric's planes, and when
+     * {@code txRateBps} is 0 the host's NIC rate as pacing rate: the host link rate times the planes (the host
+     * has one link of that rate per plane, and the engine paces everything it sends to one rate).
      */
     public static EngineConfig engineConfig(EngineConfig engine, FabricConfig fabric) {
         EngineConfig ec = engine.copy().planes(fabric.planes);
         if (ec.txRateBps == 0) {
-            ec.txRateBps = fabric.hostRateBps;
+            ec.txRateBps = fabric.hostRateBps * fabric.planes;
         }
         return ec;
     }
