@@ -26,6 +26,21 @@ class ExperimentTest {
         return s;
     }
 
+    /** A fabric built like the one {@code s} runs on, to look up link and port names. */
+    private static LeafSpine twin(ExperimentSpec s) {
+        return (LeafSpine) Fabric.build(s.fabric, new EventLoop(), new PacketPool(64), new java.util.SplittableRandom(1));
+    }
+
+    /** The name of the port of {@code sw} sending on {@code link}, as watchPorts and crossPort take it. */
+    private static String portName(Switch sw, Link link) {
+        for (int i = 0; i < sw.portCount(); i++) {
+            if (sw.port(i).link() == link) {
+                return sw.name() + ":" + i;
+            }
+        }
+        throw new AssertionError("no port of " + sw.name() + " on " + link.name());
+    }
+
     private static double num(RunResult r, String metric) {
         Object v = r.metrics.get(metric);
         assertTrue(v instanceof Number, metric + " missing or not a number in " + r.metrics);
@@ -112,7 +127,8 @@ class ExperimentTest {
     void seriesHaveOneRowPerIntervalUntilTheEnd() {
         ExperimentSpec s = small("incast");
         s.watchPorts.add("receiver");
-        s.watchPorts.add("p1.leaf0:0");
+        LeafSpine names = twin(s);
+        s.watchPorts.add(portName(names.leaf(1, 0), names.hostDownlink(0, 1)));
         s.sampleIntervalPs = Units.psFromUs(5);
         RunResult r = Experiment.run(s, null);
         assertComplete(r);
@@ -238,7 +254,8 @@ class ExperimentTest {
         s.fabric.planes(1);
         s.workload.pairs = "0-12";
         s.workload.bytes = 4 << 20;
-        s.workload.crossPort = "p0.spine1:3"; // spine 1 towards leaf 3, where host 12 sits
+        LeafSpine names = twin(s);
+        s.workload.crossPort = portName(names.spine(0, 1), names.spineDownlink(0, 1, 3)); // towards host 12's leaf
         s.workload.crossGbps = 90;
         s.workload.crossDst = 13;
         s.watchLinks.add("cross-peers");
@@ -249,8 +266,11 @@ class ExperimentTest {
         double others = num(r, "other_paths_mean_gbps");
         assertTrue(congested < others, r.metrics.toString());
         Series links = r.series.stream().filter(x -> x.name().equals("link_throughput")).findFirst().orElseThrow();
-        assertEquals(java.util.List.of("p0.spine0>leaf3", "p0.spine1>leaf3", "p0.spine2>leaf3", "p0.spine3>leaf3"),
-                links.columns());
+        java.util.List<String> peers = new java.util.ArrayList<>();
+        for (int spine = 0; spine < 4; spine++) {
+            peers.add(names.spineDownlink(0, spine, 3).name());
+        }
+        assertEquals(peers, links.columns());
     }
 
     @Test
@@ -260,11 +280,12 @@ class ExperimentTest {
         s.workload.bytes = 2 << 20;
         FaultSpec cut = new FaultSpec();
         cut.kind = "link-down";
-        cut.link = "p0.leaf0>spine1";
+        LeafSpine names = twin(s);
+        cut.link = names.leafUplink(0, 0, 1).name();
         cut.atPs = Units.psFromUs(20);
         FaultSpec lossy = new FaultSpec();
         lossy.kind = "link-loss";
-        lossy.link = "p1.leaf3>h15";
+        lossy.link = names.hostDownlink(15, 1).name();
         lossy.loss = 0.05;
         s.faults.add(cut);
         s.faults.add(lossy);
@@ -289,7 +310,7 @@ class ExperimentTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Experiment.run(link, null))
                 .getMessage().contains("nowhere"));
         ExperimentSpec port = small("bulk");
-        port.watchPorts.add("p0.leaf9:0");
+        port.watchPorts.add("p0.leaf9:0"); // there are 4 leaves
         assertThrows(IllegalArgumentException.class, () -> Experiment.run(port, null));
         ExperimentSpec pairs = small("bulk");
         pairs.workload.pairs = "0-0";
