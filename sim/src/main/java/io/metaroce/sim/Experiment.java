@@ -1,6 +1,7 @@
 package io.metaroce.sim;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.QueuePair;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -191,8 +192,9 @@ public final class Experiment {
                         w.crossStartPs, w.crossStopPs <= 0 ? Long.MAX_VALUE : w.crossStopPs);
             }
             Map<String, Link> links = watchedLinks();
+            QueuePair paths = transport instanceof MetaRoceTransport mt ? mt.senderQp(0) : null;
             sampler = new Sampler(loop, spec.sampleIntervalPs, transport, workload, fabric, ports, links, crossLink,
-                    cross, Math.max(1, spec.maxSeriesColumns), this::tick);
+                    cross, paths, Math.max(1, spec.maxSeriesColumns), this::tick);
             scheduleFaults();
             if (spec.limitPs <= 0) {
                 throw new IllegalArgumentException("limitPs must be positive");

@@ -38,6 +38,7 @@ public final class MetaRoceTransport implements Transport {
     /** Default largest work request: messages above this are split into several requests. */
     public static final int DEFAULT_MAX_WR_BYTES = 4 << 20;
     private static final int SOURCE_SLACK = 64 << 10;
+    private static final int CQ_CAPACITY = 256;
 
     private final Host[] hosts;
     private final ProtectionDomain[] pds;
@@ -133,7 +134,8 @@ public final class MetaRoceTransport implements Transport {
             hosts[i] = new Host(i, e, loop, pool, fabric.nics(i));
             fabric.attach(i, hosts[i]);
             pds[i] = e.allocPd();
-            cqs[i] = e.createCq(Math.max(1024, 4 * (cfg.sqDepth + cfg.rqDepth)));
+            // polled after every engine call, so it rarely holds more than a few; it grows when it must
+            cqs[i] = e.createCq(CQ_CAPACITY);
             sourceMrs[i] = e.registerMemory(pds[i], source, Access.LOCAL_WRITE);
             if (sink != null) {
                 sinkMrs[i] = e.registerMemory(pds[i], sink, Access.ALL);
@@ -180,6 +182,9 @@ public final class MetaRoceTransport implements Transport {
 
     /** Host {@code i} (its engine, NICs and packet counts). */
     public Host host(int i) { return hosts[i]; }
+
+    /** The sending QP of connection {@code conn} (its paths, windows and counters). */
+    public QueuePair senderQp(int conn) { return conns.get(conn).sender; }
 
     /** Largest work request posted. */
     public int maxWrBytes() { return maxWr; }

@@ -1,5 +1,7 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.QueuePair;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +10,8 @@ import java.util.Map;
 /**
  * Samples a run every interval with one timer: aggregate goodput, goodput per flow (capped), per receiving
  * host (capped) and per plane, queue depth of watched ports, throughput of watched links, Jain fairness over the
- * flows active through the interval, and cumulative drops, ECN marks and retransmits. Goodput is payload newly
+ * flows active through the interval, cumulative drops, ECN marks and retransmits, and (MetaRoCE) the congestion
+ * window of every path of the first connection. Goodput is payload newly
  * placed at the receivers ({@link Transport#receivedBytes}) per interval, in Gb/s.
  */
 final class Sampler implements EventHandler {
@@ -46,12 +49,14 @@ final class Sampler implements EventHandler {
     private final SeriesRecorder linkRates;
     private final SeriesRecorder fairness;
     private final SeriesRecorder counters;
+    private final QueuePair pathsOf;
+    private final SeriesRecorder cwnd;
     /** Flows active through each sample's interval (for time-to-fair). */
     private final SeriesRecorder active;
 
     Sampler(EventLoop loop, long intervalPs, Transport transport, Workload workload, Fabric fabric,
             Map<String, SwitchPort> watchedPorts, Map<String, Link> watchedLinks, Link crossLink, CrossTraffic cross,
-            int maxColumns, Tick tick) {
+            QueuePair pathsOf, int maxColumns, Tick tick) {
         if (intervalPs <= 0) {
             throw new IllegalArgumentException("sample interval must be positive, got " + intervalPs + " ps");
         }
@@ -110,6 +115,17 @@ final class Sampler implements EventHandler {
         counters = new SeriesRecorder("counters", "Cumulative drops, ECN marks and retransmits", time, "count",
                 List.of("drops", "ecn_marks", "retransmits"));
         active = new SeriesRecorder("active", "", time, "", List.of("active"));
+        this.pathsOf = pathsOf;
+        if (pathsOf != null) {
+            List<String> pathCols = new ArrayList<>();
+            for (int i = 0; i < Math.min(maxColumns, pathsOf.pathCount()); i++) {
+                pathCols.add("path " + i + " (plane " + pathsOf.path(i).plane() + ")");
+            }
+            cwnd = new SeriesRecorder("path_cwnd", "Congestion window per path of the first connection", time,
+                    "cwnd (KB)", pathCols);
+        } else {
+            cwnd = null;
+        }
     }
 
     /** Takes the first sample one interval after {@code startPs}. */
@@ -209,6 +225,12 @@ final class Sampler implements EventHandler {
             }
             lastCrossBytes = crossBytes;
         }
+        if (cwnd != null) {
+            cwnd.row(xUs);
+            for (int i = 0; i < cwnd.columns(); i++) {
+                cwnd.set(i, pathsOf.path(i).cwndBytes() / 1000.0);
+            }
+        }
         counters.row(xUs);
         long[] drops = Experiment.drops(fabric);
         counters.set(0, drops[0] + drops[1]);
@@ -234,7 +256,7 @@ final class Sampler implements EventHandler {
     List<Series> series() {
         Map<String, Series> out = new LinkedHashMap<>();
         for (SeriesRecorder r : new SeriesRecorder[] {aggregate, perFlow, perReceiver, perPlane, queues, linkRates,
-                fairness, counters}) {
+                fairness, counters, cwnd}) {
             if (r != null) {
                 Series s = r.toSeries();
                 out.put(s.name(), s);

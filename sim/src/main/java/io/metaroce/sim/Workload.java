@@ -205,7 +205,10 @@ final class Workload implements Transport.Listener {
         }, 0);
     }
 
-    /** Adds a pair flow starting at {@code startPs + order * staggerPs} with every message posted at its start. */
+    /**
+     * Adds a pair flow starting at {@code startPs + order * staggerPs}, its messages posted at its start or one
+     * every {@code messageGapPs}.
+     */
     private void addPairFlow(int src, int dst, int order) {
         Flow f = newFlow(src, dst, spec.bytes, spec.startPs + order * spec.staggerPs);
         f.messages = spec.messages * f.conns.length;
@@ -227,19 +230,30 @@ final class Workload implements Transport.Listener {
     }
 
     private void startPairFlow(Flow f) {
-        int q = f.conns.length;
-        for (int c = 0; c < q; c++) {
-            long share = part(f.bytes, q, c);
+        if (spec.messageGapPs <= 0) {
             for (int m = 0; m < spec.messages; m++) {
-                long len = part(share, spec.messages, m);
-                if (len > 0) {
-                    transport.send(f.conns[c], len, m);
-                } else {
-                    f.messages--; // more messages than bytes: nothing to send for this one
-                }
+                postMessage(f, m);
+            }
+        } else {
+            postMessage(f, 0);
+            for (int m = 1; m < spec.messages; m++) {
+                loop.schedule(f.startPs + m * spec.messageGapPs, arg -> postMessage(f, (int) arg), m);
             }
         }
-        if (f.messages == 0) {
+    }
+
+    /** Posts message {@code m} of {@code f} on each of its connections (its share of the flow's bytes). */
+    private void postMessage(Flow f, int m) {
+        int q = f.conns.length;
+        for (int c = 0; c < q; c++) {
+            long len = part(part(f.bytes, q, c), spec.messages, m);
+            if (len > 0) {
+                transport.send(f.conns[c], len, m);
+            } else {
+                f.messages--; // more messages than bytes: nothing to send for this one
+            }
+        }
+        if (f.messages == f.completions && !f.done()) {
             finish(f, loop.nowPs());
         }
     }

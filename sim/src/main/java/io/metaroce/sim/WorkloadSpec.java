@@ -15,8 +15,10 @@ public final class WorkloadSpec {
     public String kind = "permutation";
     /** Bytes per flow (bulk, incast, permutation), per destination (all-to-all), or of the whole buffer (all-reduce). */
     public long bytes = 1 << 20;
-    /** Messages each flow is split into (posted together). */
+    /** Messages each flow is split into (posted together, or one every {@code messageGapPs}). */
     public int messages = 1;
+    /** Message m of a flow is posted at the flow's start + m * messageGapPs (0 = all at the start). */
+    public long messageGapPs = 0;
     /** Connections (QP pairs) per source-destination pair; bytes are split over them. */
     public int qpsPerPair = 1;
     /** Incast: number of senders. */

@@ -148,7 +148,8 @@ class ExperimentTest {
             }
         }
         assertEquals(java.util.List.of("goodput", "goodput_per_sender", "goodput_per_receiver", "goodput_per_plane",
-                "queue_depth", "fairness", "counters"), java.util.List.copyOf(byName.keySet()));
+                "queue_depth", "fairness", "counters", "path_cwnd"), java.util.List.copyOf(byName.keySet()));
+        assertEquals(16, byName.get("path_cwnd").columns().size());
         assertEquals(8, byName.get("goodput_per_sender").columns().size());
         assertEquals(3, byName.get("queue_depth").columns().size()); // receiver on 2 planes + one by name
         // the per-sender columns add up to the aggregate, and so does the one receiver

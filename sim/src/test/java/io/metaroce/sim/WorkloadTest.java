@@ -174,6 +174,30 @@ class WorkloadTest {
     }
 
     @Test
+    void messagesOfAFlowCanBeSpacedInTime() {
+        EventLoop loop = new EventLoop();
+        ScriptedTransport t = new ScriptedTransport(loop);
+        WorkloadSpec w = spec("bulk");
+        w.pairs = "2-3";
+        w.bytes = 10;
+        w.messages = 4;
+        w.startPs = 100;
+        w.messageGapPs = 50;
+        boolean[] done = {false};
+        Workload wl = new Workload(w, 4, t, loop, new SplittableRandom(1), () -> done[0] = true);
+        loop.run(Long.MAX_VALUE);
+        assertEquals(List.of(100L, 150L, 200L, 250L), t.sent.stream().map(ScriptedTransport.Sent::atPs).toList());
+        assertEquals(List.of(3L, 3L, 2L, 2L), t.sent.stream().map(ScriptedTransport.Sent::bytes).toList());
+        for (int m = 0; m < 3; m++) {
+            t.listener.completed(0, m, 300, true);
+        }
+        assertFalse(done[0]);
+        t.listener.completed(0, 3, 400, true);
+        assertTrue(done[0]);
+        assertEquals(300, wl.flows().get(0).finishPs - wl.flows().get(0).startPs);
+    }
+
+    @Test
     void permutationIsASeededDerangement() {
         for (int n : new int[] {2, 3, 16, 101}) {
             int[] p = Workload.derangement(n, new SplittableRandom(n));
