@@ -176,20 +176,12 @@ public final class Experiment {
             workload = new Workload(spec.workload, fabric.hosts(), transport, loop, workloadRng, loop::stop);
             Map<String, SwitchPort> ports = watchedPorts();
             WorkloadSpec w = spec.workload;
-            if (!w.crossPort.isBlank() && w.crossGbps > 0) {
+            if (!w.crossPort.isBlank()) {
                 SwitchPort port = portByName(w.crossPort.trim());
-                if (!(transport instanceof MetaRoceTransport)) {
-                    throw new IllegalArgumentException("cross traffic needs the metaroce transport (its hosts"
-                            + " discard the filler)");
+                crossLink = port.link(); // named even without traffic: the baseline of the same paths
+                if (w.crossGbps > 0) {
+                    cross = crossTraffic(w, port);
                 }
-                if (w.crossDst < 0 || w.crossDst >= fabric.hosts()) {
-                    throw new IllegalArgumentException("cross traffic destination host " + w.crossDst
-                            + " outside 0.." + (fabric.hosts() - 1));
-                }
-                crossLink = port.link();
-                int plane = planeOf(crossLink);
-                cross = new CrossTraffic(loop, pool, port, w.crossDst, plane, w.crossPacketBytes, w.crossGbps,
-                        w.crossStartPs, w.crossStopPs <= 0 ? Long.MAX_VALUE : w.crossStopPs);
             }
             Map<String, Link> links = watchedLinks();
             QueuePair paths = transport instanceof MetaRoceTransport mt ? mt.senderQp(0) : null;
@@ -212,6 +204,19 @@ public final class Experiment {
             metrics(r.metrics, wallNs);
             r.series.addAll(sampler.series());
             return r;
+        }
+
+        private CrossTraffic crossTraffic(WorkloadSpec w, SwitchPort port) {
+            if (!(transport instanceof MetaRoceTransport)) {
+                throw new IllegalArgumentException("cross traffic needs the metaroce transport (its hosts discard"
+                        + " the filler)");
+            }
+            if (w.crossDst < 0 || w.crossDst >= fabric.hosts()) {
+                throw new IllegalArgumentException("cross traffic destination host " + w.crossDst + " outside 0.."
+                        + (fabric.hosts() - 1));
+            }
+            return new CrossTraffic(loop, pool, port, w.crossDst, planeOf(port.link()), w.crossPacketBytes,
+                    w.crossGbps, w.crossStartPs, w.crossStopPs <= 0 ? Long.MAX_VALUE : w.crossStopPs);
         }
 
         /** Called between samples: looks at the wall clock every PROGRESS_EVENTS events. */
@@ -546,15 +551,18 @@ public final class Experiment {
             m.put("recovery_time_rtts", recovery < 0 ? Double.NaN : recovery / (double) rttPs);
         }
 
-        /** E8: transport throughput of the congested link and of the other watched links over the run. */
+        /**
+         * E8: transport throughput (wire bytes without the filler) of the cross-traffic link and of the other
+         * watched links over the run; also without traffic ({@code crossGbps} 0), as the baseline of the same links.
+         */
         private void crossMetrics(Map<String, Object> m, long duration) {
-            if (cross == null) {
+            if (crossLink == null) {
                 return;
             }
-            m.put("cross_offered_gbps", cross.offeredBytes() * 8.0 * 1000.0 / duration);
-            m.put("cross_carried_gbps", cross.acceptedBytes() * 8.0 * 1000.0 / duration);
-            m.put("congested_path_gbps", Math.max(0, crossLink.bytes() - cross.acceptedBytes()) * 8.0 * 1000.0
-                    / duration);
+            long crossBytes = cross == null ? 0 : cross.acceptedBytes();
+            m.put("cross_offered_gbps", cross == null ? 0.0 : cross.offeredBytes() * 8.0 * 1000.0 / duration);
+            m.put("cross_carried_gbps", crossBytes * 8.0 * 1000.0 / duration);
+            m.put("congested_path_gbps", Math.max(0, crossLink.bytes() - crossBytes) * 8.0 * 1000.0 / duration);
             double min = Double.NaN;
             double sum = 0;
             int n = 0;

@@ -260,12 +260,20 @@ class ExperimentTest {
         s.workload.crossGbps = 90;
         s.workload.crossDst = 13;
         s.watchLinks.add("cross-peers");
+        s.workload.crossGbps = 0;
+        RunResult base = Experiment.run(s, null); // the same paths without the filler
+        s.workload.crossGbps = 90;
         RunResult r = Experiment.run(s, null);
         assertComplete(r);
+        assertComplete(base);
+        assertEquals(0.0, num(base, "cross_offered_gbps"));
         assertEquals(90.0, num(r, "cross_offered_gbps"), 2.0);
+        assertTrue(num(r, "cross_carried_gbps") > 80, r.metrics.toString());
         double congested = num(r, "congested_path_gbps");
         double others = num(r, "other_paths_mean_gbps");
         assertTrue(congested < others, r.metrics.toString());
+        assertTrue(congested < num(base, "congested_path_gbps"), base.metrics + " vs " + r.metrics);
+        assertTrue(num(base, "other_paths_min_gbps") > 0);
         Series links = r.series.stream().filter(x -> x.name().equals("link_throughput")).findFirst().orElseThrow();
         java.util.List<String> peers = new java.util.ArrayList<>();
         for (int spine = 0; spine < 4; spine++) {
