@@ -23,11 +23,19 @@ import java.util.SplittableRandom;
  * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code pfc_pauses}, {@code pfc_paused_us},
  * {@code retransmits}, {@code timeouts}, {@code path_failovers}, {@code flows}, {@code flows_completed},
  * {@code error_completions}, {@code data_correct} (with {@code verify}), {@code max_queue_bytes},
- * {@code jain_fairness}, for incast {@code time_to_fair_us} and {@code time_to_fair_rtts}, for a plane failure
+ * {@code jain_fairness} (Jain's index over every flow's mean goodput from its start to its completion, or to the
+ * end of the run for flows still active), {@code base_rtt_us} (unloaded round trip over the longest leaf-spine
+ * path with one full-size packet per hop, the unit of the {@code _rtts} metrics), for incast
+ * {@code time_to_fair_us} and {@code time_to_fair_rtts} (see {@link #timeToFair}), for a plane failure
  * {@code goodput_before_gbps}, {@code goodput_during_gbps}, {@code goodput_after_gbps},
  * {@code recovery_time_us}, {@code recovery_time_rtts}, with cross traffic {@code congested_path_gbps},
  * {@code other_paths_mean_gbps}, {@code other_paths_min_gbps}, and {@code events}, {@code data_packets},
- * {@code sim_time_us}, {@code wall_s}.
+ * {@code sim_time_us}, {@code wall_s}, plus every transport counter not named above.
+ *
+ * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
+ * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},
+ * {@code goodput_per_plane} (planes &gt; 1), {@code queue_depth} ({@code watchPorts}), {@code link_throughput}
+ * ({@code watchLinks}), {@code fairness}, {@code counters} and {@code path_cwnd} (MetaRoCE); see {@link Sampler}.
  */
 public final class Experiment {
     /** Jain index an incast must reach (and keep) to count as fair. */
