@@ -35,7 +35,7 @@ import java.util.SplittableRandom;
  * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
  * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},
  * {@code goodput_per_plane} (planes &gt; 1), {@code queue_depth} ({@code watchPorts}), {@code link_throughput}
- * ({@code watchLinks}), {@code fairness}, {@code counters} and {@code path_cwnd} (MetaRoCE); see {@link Sampler}.
+ * ({@code watchLinks}), {@code fairness}, {@code counters} and {@code path_cwnd} (MetaRoCE).
  */
 public final class Experiment {
     /** Jain index an incast must reach (and keep) to count as fair. */
