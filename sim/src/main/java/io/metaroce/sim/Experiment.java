@@ -30,7 +30,9 @@ import java.util.SplittableRandom;
  * {@code goodput_before_gbps}, {@code goodput_during_gbps}, {@code goodput_after_gbps},
  * {@code recovery_time_us}, {@code recovery_time_rtts}, with cross traffic {@code congested_path_gbps},
  * {@code other_paths_mean_gbps}, {@code other_paths_min_gbps}, and {@code events}, {@code data_packets},
- * {@code sim_time_us}, {@code wall_s}, plus every transport counter not named above.
+ * {@code sim_time_us}, {@code wall_s}, for the load spread over switch-to-switch links (E6)
+ * {@code fabric_links_used}, {@code fabric_link_max_gbps}, {@code fabric_link_min_gbps},
+ * {@code fabric_link_imbalance}, plus every transport counter not named above.
  *
  * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
  * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},
@@ -471,6 +473,7 @@ public final class Experiment {
                 m.put("time_to_fair_us", fair < 0 ? Double.NaN : fair / (double) Units.PS_PER_US);
                 m.put("time_to_fair_rtts", fair < 0 ? Double.NaN : fair / (double) rttPs);
             }
+            fabricLinks(m, duration);
             planeFailure(m, rttPs);
             crossMetrics(m, duration);
             counters.forEach((k, v) -> {
@@ -557,6 +560,40 @@ public final class Experiment {
             m.put("goodput_after_gbps", after[1] == 0 ? Double.NaN : after[0] / after[1]);
             m.put("recovery_time_us", recovery < 0 ? Double.NaN : recovery / (double) Units.PS_PER_US);
             m.put("recovery_time_rtts", recovery < 0 ? Double.NaN : recovery / (double) rttPs);
+        }
+
+        /**
+         * E6: spread of the load over the switch-to-switch links that carried data packets: the busiest and least
+         * busy link's mean throughput over the run (wire bytes) and the busiest over the mean.
+         */
+        private void fabricLinks(Map<String, Object> m, long duration) {
+            java.util.Set<Link> hostLinks = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (int h = 0; h < fabric.hosts(); h++) {
+                for (int p = 0; p < fabric.planes(); p++) {
+                    hostLinks.add(fabric.hostUplink(h, p));
+                    hostLinks.add(fabric.hostDownlink(h, p));
+                }
+            }
+            double max = 0;
+            double min = Double.POSITIVE_INFINITY;
+            double sum = 0;
+            int n = 0;
+            for (Link l : fabric.links()) {
+                if (hostLinks.contains(l) || l.dataPackets() == 0) {
+                    continue;
+                }
+                double g = l.bytes() * 8.0 * 1000.0 / duration;
+                max = Math.max(max, g);
+                min = Math.min(min, g);
+                sum += g;
+                n++;
+            }
+            if (n > 0) {
+                m.put("fabric_links_used", (long) n);
+                m.put("fabric_link_max_gbps", max);
+                m.put("fabric_link_min_gbps", min);
+                m.put("fabric_link_imbalance", max / (sum / n));
+            }
         }
 
         /**

@@ -75,6 +75,8 @@ class ExperimentTest {
             default -> 8;
         };
         assertEquals(expected, flows);
+        assertTrue(num(r, "fabric_link_imbalance") >= 1 && num(r, "fabric_link_min_gbps") > 0
+                && num(r, "fabric_link_min_gbps") <= num(r, "fabric_link_max_gbps"), r.metrics.toString());
         assertTrue(num(r, "mean_fct_us") > 0 && num(r, "mean_fct_us") <= num(r, "max_fct_us"));
         assertTrue(num(r, "p99_completion_latency_us") <= num(r, "max_fct_us"));
         if (kind.equals("alltoall") || kind.equals("allreduce")) {
