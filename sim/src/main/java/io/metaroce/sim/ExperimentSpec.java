@@ -40,4 +40,14 @@ public final class ExperimentSpec {
      * {@code p0.leaf0:0}) or the alias {@code receiver} (the port into the workload's first receiver on every plane).
      */
     public final List<String> watchPorts = new ArrayList<>();
+    /**
+     * Links whose transport throughput is recorded over time and summarised ({@code Link.name()}, e.g.
+     * {@code p0.spine1>leaf2}), or the alias {@code cross-peers}: the link of {@code workload.crossPort} and every
+     * link of the same plane into the same node from a node of the same kind (the parallel paths).
+     */
+    public final List<String> watchLinks = new ArrayList<>();
+    /** Compare every delivered message with its source (costs a destination buffer per message). */
+    public boolean verify = false;
+    /** Most y columns of a per-flow or per-host series (the first ones are kept). */
+    public int maxSeriesColumns = 32;
 }

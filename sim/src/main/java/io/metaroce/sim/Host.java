@@ -12,7 +12,7 @@ import io.metaroce.core.wire.Opcode;
  * NIC port of the plane it names, and one wake-up timer is kept at the engine's {@code pollTimeout}.
  */
 public final class Host implements PacketSink {
-    /** Sees send completions polled from the host's completion queue. */
+    /** Sees the completions (send and receive) polled from the host's completion queue. */
     @FunctionalInterface
     public interface CompletionListener {
         void completed(Host host, WorkCompletion wc, long nowPs);
@@ -31,6 +31,9 @@ public final class Host implements PacketSink {
     private long txPackets;
     private long txDataPackets;
     private long rxPackets;
+    private long crossPackets;
+    private boolean pumping;
+    private boolean pumpAgain;
 
     /** Host {@code index} with {@code engine}, sending on {@code nics[plane]}. */
     public Host(int index, Engine engine, EventLoop loop, PacketPool pool, SwitchPort[] nics) {
@@ -48,6 +51,8 @@ public final class Host implements PacketSink {
     public long txPackets() { return txPackets; }
     public long txDataPackets() { return txDataPackets; }
     public long rxPackets() { return rxPackets; }
+    /** Cross-traffic filler packets received and discarded. */
+    public long crossPackets() { return crossPackets; }
     /** The engine wake-up timer (for event accounting). */
     public Timer wakeTimer() { return wake; }
 
@@ -59,6 +64,11 @@ public final class Host implements PacketSink {
 
     @Override
     public void receive(Packet p, int inPort) {
+        if (p.kind == CrossTraffic.KIND) {
+            crossPackets++; // filler for congestion, not for the engine
+            pool.release(p);
+            return;
+        }
         rxPackets++;
         engine.handleDatagram(loop.nowNs(), p.seg, p.length, p.ecn);
         pool.release(p);
@@ -81,6 +91,7 @@ public final class Host implements PacketSink {
             p.ecn = tx.ecn();
             p.opcode = tx.opcode();
             p.data = Opcode.isData(p.opcode) || p.opcode == Opcode.READ_REQ;
+            p.kind = 0;
             txPackets++;
             if (p.data) {
                 txDataPackets++;
@@ -97,9 +108,26 @@ public final class Host implements PacketSink {
     /**
      * Drains the engine's transmit queue onto the NICs and re-arms the wake-up; call after application calls.
      * A deadline already due is served at once (a spurious {@code handleTimeout} is a no-op by contract), a few
-     * rounds at most, instead of costing an extra event.
+     * rounds at most, instead of costing an extra event. Re-entrant calls (a completion listener posting work on
+     * this host) make the running pump go round again instead of recursing.
      */
     public void pump() {
+        if (pumping) {
+            pumpAgain = true; // a completion listener posted work: the running pump goes round again
+            return;
+        }
+        pumping = true;
+        try {
+            do {
+                pumpAgain = false;
+                pumpOnce();
+            } while (pumpAgain);
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private void pumpOnce() {
         long nowNs = loop.nowNs();
         long deadline = Engine.NO_DEADLINE;
         for (int round = 0; ; round++) {

@@ -1,27 +1,17 @@
 package io.metaroce.sim;
 
-import io.metaroce.core.Access;
-import io.metaroce.core.CompletionQueue;
-import io.metaroce.core.Counter;
-import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.MemoryRegion;
-import io.metaroce.core.ProtectionDomain;
-import io.metaroce.core.QueuePair;
-import io.metaroce.core.WcStatus;
-import io.metaroce.core.WorkCompletion;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * A runnable experiment: an {@link EventLoop}, a {@link LeafSpine} fabric, one {@link Host} with a real
- * {@link Engine} per fabric host, and a bulk-transfer workload of RDMA WRITE flows, each on its own QP pair.
- * Everything random (engines, links, ports, ECMP salts, PSNs, data) is split off one master seed.
+ * A scriptable run for tests and benchmarks: an {@link EventLoop}, a fabric, the {@link MetaRoceTransport} (one
+ * real engine per host) and flows added by hand, each on its own QP pair, with faults scripted at given times.
+ * Everything random (engines, links, ports, ECMP salts, PSNs, data) is split off one master seed. Experiments
+ * described by an {@link ExperimentSpec} run through {@link Experiment} instead.
  */
 public final class Simulation {
     /**
@@ -63,21 +53,10 @@ public final class Simulation {
         }
     }
 
-    private static final int MSG_BITS = 20;
-
     private final EventLoop loop = new EventLoop();
     private final PacketPool pool;
     private final Fabric fabric;
-    private final Host[] hosts;
-    private final ProtectionDomain[] pds;
-    private final CompletionQueue[] cqs;
-    private final MemoryRegion[] sourceMrs;
-    private final MemorySegment[] sinks;
-    private final MemoryRegion[] sinkMrs;
-    private final SplittableRandom rng;
-    private final boolean verify;
-    private final Arena arena = Arena.ofAuto();
-    private MemorySegment source;
+    private final MetaRoceTransport transport;
     private final List<Flow> flows = new ArrayList<>();
     private int completed;
     private long startPs;
@@ -85,153 +64,80 @@ public final class Simulation {
     private long errors;
 
     private static final class Flow {
-        final int src;
-        final int dst;
         final long bytes;
-        final int messages;
-        final QueuePair qp;
-        final MemorySegment dstSeg;
         int remaining;
         long finishPs = -1;
         boolean failed;
 
-        Flow(int src, int dst, long bytes, int messages, QueuePair qp, MemorySegment dstSeg) {
-            this.src = src;
-            this.dst = dst;
+        Flow(long bytes, int messages) {
             this.bytes = bytes;
-            this.messages = messages;
-            this.qp = qp;
-            this.dstSeg = dstSeg;
             this.remaining = messages;
         }
     }
 
     /**
-     * Builds the fabric {@code fabricCfg} with one engine per host from {@code engineCfg} (its {@code planes}
-     * is overridden by the fabric's; a zero {@code txRateBps} becomes the host link rate), all seeded from
-     * {@code seed}. With {@code verify}, every flow gets its own destination buffer, compared at the end.
+     * Builds the fabric {@code fabricCfg} with one engine per host from {@code engineCfg} (see
+     * {@link MetaRoceTransport#engineConfig} for the planes and pacing rate), all seeded from {@code seed}. With
+     * {@code verify}, every message gets its own destination buffer, compared with the source on delivery.
      */
     public Simulation(long seed, FabricConfig fabricCfg, EngineConfig engineCfg, boolean verify) {
         SplittableRandom master = new SplittableRandom(seed);
-        EngineConfig ec = engineCfg.copy().planes(fabricCfg.planes);
-        if (ec.txRateBps == 0) {
-            ec.txRateBps = fabricCfg.hostRateBps;
-        }
-        this.verify = verify;
-        this.rng = master.split();
-        Engine[] engines = new Engine[fabricCfg.hosts];
-        for (int i = 0; i < engines.length; i++) {
-            engines[i] = new Engine(ec, master.split());
-        }
-        this.pool = new PacketPool(engines.length == 0 ? 9000 : engines[0].maxDatagramLength() + 64);
+        EngineConfig ec = MetaRoceTransport.engineConfig(engineCfg, fabricCfg);
+        this.pool = new PacketPool(MetaRoceTransport.maxDatagramLength(ec) + 64);
         this.fabric = Fabric.build(fabricCfg, loop, pool, master.split());
-        int h = fabricCfg.hosts;
-        hosts = new Host[h];
-        pds = new ProtectionDomain[h];
-        cqs = new CompletionQueue[h];
-        sourceMrs = new MemoryRegion[h];
-        sinks = new MemorySegment[h];
-        sinkMrs = new MemoryRegion[h];
-        for (int i = 0; i < h; i++) {
-            hosts[i] = new Host(i, engines[i], loop, pool, fabric.nics(i));
-            fabric.attach(i, hosts[i]);
-            pds[i] = engines[i].allocPd();
-            cqs[i] = engines[i].createCq(Math.max(1024, ec.sqDepth * 4));
-            hosts[i].watchCompletions(cqs[i], this::onCompletion);
-        }
+        this.transport = new MetaRoceTransport(loop, pool, fabric, ec, master.split(), verify);
+        transport.setListener(new Transport.Listener() {
+            @Override
+            public void delivered(int conn, long tag, long nowPs) {
+            }
+
+            @Override
+            public void completed(int conn, long tag, long nowPs, boolean ok) {
+                onCompletion(flows.get(conn), nowPs, ok);
+            }
+        });
     }
 
     public EventLoop loop() { return loop; }
     public Fabric fabric() { return fabric; }
-    public Host host(int i) { return hosts[i]; }
-    public int hostCount() { return hosts.length; }
+    public Host host(int i) { return transport.host(i); }
+    public int hostCount() { return fabric.hosts(); }
     public PacketPool pool() { return pool; }
+    /** The transport the flows run on. */
+    public MetaRoceTransport transport() { return transport; }
 
     /** Runs {@code action} at virtual time {@code atPs} (scripted faults); then pumps every host. */
     public void at(long atPs, Runnable action) {
         loop.schedule(atPs, arg -> {
             action.run();
-            for (Host host : hosts) {
-                host.pump();
+            for (int i = 0; i < fabric.hosts(); i++) {
+                transport.host(i).pump();
             }
         }, 0);
     }
 
     /**
-     * Adds a flow writing {@code bytes} from host {@code src} to host {@code dst} as {@code messages} WRITEs,
+     * Adds a flow writing {@code bytes} from host {@code src} to host {@code dst} as {@code messages} messages,
      * posted now. Returns the flow's index.
      */
     public int addFlow(int src, int dst, long bytes, int messages) {
         if (src == dst) {
             throw new IllegalArgumentException("flow to itself");
         }
-        ensureSource(bytes);
-        Engine es = hosts[src].engine();
-        Engine ed = hosts[dst].engine();
-        QueuePair qa = es.createQp(pds[src], cqs[src], cqs[src]);
-        QueuePair qb = ed.createQp(pds[dst], cqs[dst], cqs[dst]);
-        int psnA = rng.nextInt(1 << 24);
-        int psnB = rng.nextInt(1 << 24);
-        qa.connect(dst, qb.qpn(), psnA, psnB);
-        qb.connect(src, qa.qpn(), psnB, psnA);
-        if (sourceMrs[src] == null || sourceMrs[src].length() < bytes) {
-            sourceMrs[src] = es.registerMemory(pds[src], source, Access.LOCAL_WRITE);
+        if (bytes < messages || messages <= 0) {
+            throw new IllegalArgumentException(messages + " messages of " + bytes + " bytes");
         }
-        MemorySegment dstSeg;
-        MemoryRegion md;
-        if (verify) {
-            dstSeg = arena.allocate(bytes, 64);
-            md = ed.registerMemory(pds[dst], dstSeg, Access.ALL);
-        } else {
-            if (sinks[dst] == null || sinks[dst].byteSize() < bytes) {
-                sinks[dst] = arena.allocate(bytes, 64);
-                sinkMrs[dst] = ed.registerMemory(pds[dst], sinks[dst], Access.ALL);
-            }
-            dstSeg = null;
-            md = sinkMrs[dst];
-        }
-        int id = flows.size();
-        Flow f = new Flow(src, dst, bytes, messages, qa, dstSeg);
-        flows.add(f);
+        int id = transport.connect(src, dst);
+        flows.add(new Flow(bytes, messages));
         long chunk = bytes / messages;
         for (int m = 0; m < messages; m++) {
-            long len = m == messages - 1 ? bytes - chunk * m : chunk;
-            int rc = qa.postWrite((long) id << MSG_BITS | m, sourceMrs[src], chunk * m, (int) len,
-                    md.address() + chunk * m, md.rkey(), QueuePair.SIGNALED);
-            if (rc != QueuePair.OK) {
-                throw new IllegalStateException("postWrite failed: " + rc);
-            }
+            transport.send(id, m == messages - 1 ? bytes - chunk * m : chunk, m);
         }
-        hosts[src].pump();
         return id;
     }
 
-    private void ensureSource(long bytes) {
-        if (source != null && source.byteSize() >= bytes) {
-            return;
-        }
-        long size = Math.max(bytes, source == null ? 0 : source.byteSize() * 2);
-        source = arena.allocate(size, 64);
-        SplittableRandom r = rng.split();
-        long i = 0;
-        for (; i + 8 <= size; i += 8) {
-            source.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-        }
-        for (; i < size; i++) {
-            source.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
-        }
-        java.util.Arrays.fill(sourceMrs, null);
-    }
-
-    private void onCompletion(Host host, WorkCompletion wc, long nowPs) {
-        if (wc.wrId() < 0 || (wc.wrId() >>> MSG_BITS) >= flows.size()) {
-            return;
-        }
-        Flow f = flows.get((int) (wc.wrId() >>> MSG_BITS));
-        if (f.src != host.index() || f.remaining == 0) {
-            return;
-        }
-        if (wc.status() != WcStatus.SUCCESS) {
+    private void onCompletion(Flow f, long nowPs, boolean ok) {
+        if (!ok) {
             errors++;
             f.failed = true;
         }
@@ -261,7 +167,6 @@ public final class Simulation {
         long bytes = 0;
         double fctSum = 0;
         double fctMax = 0;
-        boolean correct = true;
         for (Flow f : flows) {
             if (f.finishPs >= 0 && !f.failed) {
                 ok++;
@@ -269,40 +174,15 @@ public final class Simulation {
                 double fct = (f.finishPs - startPs) / 1e6;
                 fctSum += fct;
                 fctMax = Math.max(fctMax, fct);
-                if (verify && source.asSlice(0, f.bytes).mismatch(f.dstSeg) != -1) {
-                    correct = false;
-                }
             }
         }
-        long bufferDrops = 0;
-        long marks = 0;
-        for (SwitchPort sp : fabric.switchPorts()) {
-            bufferDrops += sp.dropped();
-            marks += sp.ecnMarked();
-        }
-        for (int i = 0; i < hosts.length; i++) {
-            for (int p = 0; p < fabric.config().planes; p++) {
-                bufferDrops += hosts[i].nic(p).dropped();
-            }
-        }
-        long linkDrops = 0;
-        for (Link l : fabric.links()) {
-            linkDrops += l.dropped();
-        }
-        long retx = 0;
-        long timeouts = 0;
-        long dataPackets = 0;
-        long internal = 0;
-        for (Host h : hosts) {
-            retx += h.engine().counters().get(Counter.RETRANSMITS);
-            timeouts += h.engine().counters().get(Counter.TIMEOUTS);
-            dataPackets += h.txDataPackets();
-            internal += h.engine().internalErrors();
-        }
+        long[] drops = Experiment.drops(fabric);
+        Map<String, Long> c = transport.counters();
         long simPs = (completed == flows.size() ? lastCompletionPs : loop.nowPs()) - startPs;
         double goodput = bytes * 8.0 / Math.max(1, simPs) * 1000.0; // bits per ps -> Gb/s
         return new Result(flows.size(), ok, bytes, simPs, goodput, ok == 0 ? 0 : fctSum / ok, fctMax,
-                bufferDrops, linkDrops, marks, retx, timeouts, errors, loop.eventsProcessed(), dataPackets,
-                wallNs, correct, internal);
+                drops[0], drops[1], Experiment.ecnMarks(fabric), c.get("retransmits"), c.get("timeouts"), errors,
+                loop.eventsProcessed(), transport.dataPacketsSent(), wallNs, transport.verifyFailures() == 0,
+                c.get("internal_errors"));
     }
 }

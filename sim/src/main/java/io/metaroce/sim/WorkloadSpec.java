@@ -15,8 +15,10 @@ public final class WorkloadSpec {
     public String kind = "permutation";
     /** Bytes per flow (bulk, incast, permutation), per destination (all-to-all), or of the whole buffer (all-reduce). */
     public long bytes = 1 << 20;
-    /** Messages each flow is split into (posted together). */
+    /** Messages each flow is split into (posted together, or one every {@code messageGapPs}). */
     public int messages = 1;
+    /** Message m of a flow is posted at the flow's start + m * messageGapPs (0 = all at the start). */
+    public long messageGapPs = 0;
     /** Connections (QP pairs) per source-destination pair; bytes are split over them. */
     public int qpsPerPair = 1;
     /** Incast: number of senders. */
@@ -31,4 +33,21 @@ public final class WorkloadSpec {
     public long startPs = 0;
     /** Flow i (or sender i) starts at startPs + i * staggerPs. */
     public long staggerPs = 0;
+    /**
+     * Cross traffic (E8, one congested path among many): a switch port, by name ({@code Switch.name() + ":" +
+     * port}), on which constant-rate filler packets addressed to host {@code crossDst} are queued from
+     * {@code crossStartPs} to {@code crossStopPs} (0 = until the workload ends); empty = none. The filler takes
+     * the port's buffer and link like any packet; the destination host discards it (MetaRoCE transport only).
+     */
+    public String crossPort = "";
+    /** Cross traffic: offered rate in Gb/s. */
+    public double crossGbps = 0;
+    /** Cross traffic: destination host (reachable through {@code crossPort}, best one no flow uses). */
+    public int crossDst = -1;
+    /** Cross traffic: bytes per filler packet. */
+    public int crossPacketBytes = 4096;
+    /** Cross traffic: start time. */
+    public long crossStartPs = 0;
+    /** Cross traffic: stop time (0 = when the workload ends). */
+    public long crossStopPs = 0;
 }
