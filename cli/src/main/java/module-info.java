@@ -3,8 +3,10 @@
 module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.net;
+    requires io.metaroce.sim;
     requires info.picocli;
     requires HdrHistogram;
     opens io.metaroce.cli to info.picocli;
     opens io.metaroce.cli.perf to info.picocli;
+    opens io.metaroce.cli.sim to info.picocli;
 }

@@ -15,6 +15,8 @@ public enum Counter {
     SPURIOUS_TIMEOUTS,
     /** Packets declared lost from a gap in the SACK bitmap. */
     SACK_GAPS,
+    /** Packets declared lost by a tail-loss probe's answer (RTO-8). */
+    TAIL_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
     ECN_ECHOES,
     /** CE-marked data packets received. */

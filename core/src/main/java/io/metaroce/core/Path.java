@@ -64,6 +64,10 @@ public final class Path {
     long spuriousTimeouts;
     /** A tail-loss probe went out since the last progress (RTO-6). */
     boolean tlpSent;
+    /** RTO-8: when the last tail-loss probe was due; an ACK echoing a packet sent since settles the tail. */
+    long tlpAtNs;
+    /** RTO-8: a tail-loss probe is out and its answer not yet seen. */
+    boolean tlpCheck;
     long failedSinceNs;
 
     // ---- receiver side (reverse direction) ----
@@ -109,6 +113,7 @@ public final class Path {
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
         tlpSent = false;
+        tlpCheck = false;
         rtoUndoArmed = false;
         lastCeNs = Long.MIN_VALUE;
     }

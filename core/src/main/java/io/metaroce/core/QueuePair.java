@@ -690,6 +690,23 @@ public final class QueuePair {
                 p.state = PathState.ACTIVE;
             }
         }
+        if (p.tlpCheck && echoTs - p.tlpAtNs >= 0) {
+            // RTO-8: this ACK left the receiver after a packet sent since the tail-loss probe was due; a path
+            // delivers in order, so what was sent before the probe and is still unacknowledged was lost.
+            p.tlpCheck = false;
+            boolean lost = false;
+            for (int psn = p.floor; psn != p.nextPsn; psn++) {
+                int i = psn & Path.MASK;
+                if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - p.tlpAtNs < 0) {
+                    declareLost(p, i, nowNs, 0);
+                    count(Counter.TAIL_LOSSES);
+                    lost = true;
+                }
+            }
+            if (lost) {
+                cc.onLoss(p, nowNs);
+            }
+        }
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
         if (p.anyAcked) {
             for (int psn = p.floor; p.highestAcked - psn >= cfg.reorderThreshold; psn++) {
@@ -900,7 +917,9 @@ public final class QueuePair {
             count(Counter.PROBE_REPLY_OVERFLOW); // replies are best effort; the prober tries again
             return;
         }
-        // RTO-6: a probe also asks for the path's current ACK state (it may be a tail-loss probe).
+        // RTO-6: a probe also asks for the path's current ACK state (it may be a tail-loss probe); RTO-8: that
+        // ACK echoes the probe's timestamp, telling the sender that everything sent before it has arrived or is lost.
+        p.rxEchoTs = base.timestampNs();
         p.ackNow = true;
         ackWork = true;
         int i = (replyHead + replySize++) & (NAK_QUEUE - 1);
@@ -1009,6 +1028,8 @@ public final class QueuePair {
                 if (tlp >= 0 && p.lastProgressNs + tlp - nowNs <= 0) {
                     // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                     p.tlpSent = true;
+                    p.tlpAtNs = nowNs;
+                    p.tlpCheck = true;
                     p.probeDue = true;
                     probeWork = true;
                 }

@@ -60,6 +60,7 @@ public final class ExperimentFile {
     private final List<Derived> derived = new ArrayList<>();
     private final List<Criterion> acceptance = new ArrayList<>();
     private final Map<String, Object> scaled;
+    private final Map<String, Object> overrides = new LinkedHashMap<>();
     private PlotSpec plot;
 
     private ExperimentFile(String name, Map<String, Object> tree) {
@@ -153,16 +154,19 @@ public final class ExperimentFile {
         sweep.put(key, values);
     }
 
-    /** Adds a base override, e.g. from {@code --set key=value}; validated now. */
+    /**
+     * Adds an override, e.g. from {@code --set key=value}, validated now; it wins over the file and its scaled
+     * overrides and replaces a sweep axis of the same key.
+     */
     public void set(String key, Object value) {
         spec(Map.of(key, value), false);
-        base.put(key, value);
+        overrides.put(key, value);
         sweep.remove(key);
     }
 
     /**
-     * The spec of one point: base, then scaled overrides (when {@code scaledDown}), then {@code point}'s axis
-     * values.
+     * The spec of one point: base, then scaled overrides (when {@code scaledDown}), then command-line overrides,
+     * then {@code point}'s axis values.
      */
     public ExperimentSpec spec(Map<String, Object> point, boolean scaledDown) {
         ExperimentSpec s = new ExperimentSpec();
@@ -176,6 +180,7 @@ public final class ExperimentFile {
         if (scaledDown) {
             scaled.forEach((k, v) -> SpecFields.set(s, k, v));
         }
+        overrides.forEach((k, v) -> SpecFields.set(s, k, v));
         point.forEach((k, v) -> SpecFields.set(s, k, v));
         return s;
     }

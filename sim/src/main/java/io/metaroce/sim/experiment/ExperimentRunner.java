@@ -62,6 +62,7 @@ public final class ExperimentRunner {
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
                               ProgressFactory progress, PrintStream log) throws IOException {
         Files.createDirectories(out);
+        deleteTree(out.resolve("points")); // points of an earlier run would mix with these
         List<Map<String, Object>> points = file.points();
         List<PointOutcome> outcomes = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
@@ -85,6 +86,17 @@ public final class ExperimentRunner {
         Summary summary = new Summary(file.name(), judged, verdict, out);
         write(file, summary, scaled);
         return summary;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** "k=v,k=v" of a point's axis values. */
