@@ -61,7 +61,7 @@ public final class EcnAimd implements CongestionControl {
 
     @Override
     public void onLoss(Path p, long nowNs) {
-        if (p.floor - p.lossCutEndPsn >= 0) {
+        if (p.floor - p.lossCutEndPsn >= 0 && p.congestedNow(nowNs)) {
             p.cwndBytes = Math.max(minCwnd, p.cwndBytes * (1 - lossBeta));
             p.ssthreshBytes = p.cwndBytes;
             p.lossCutEndPsn = p.nextPsn;

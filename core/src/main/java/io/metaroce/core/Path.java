@@ -37,6 +37,8 @@ public final class Path {
     boolean anyAcked;
     long srttNs;
     long rttvarNs;
+    /** Smallest RTT sample since the path (re)started: its unloaded round trip (CC-4). */
+    long minRttNs;
     long rtoNs;
     int backoff;
     long lastProgressNs;
@@ -106,6 +108,7 @@ public final class Path {
         anyAcked = false;
         srttNs = 0;
         rttvarNs = 0;
+        minRttNs = 0;
         rtoNs = initialRtoNs;
         backoff = 0;
         consecutiveTimeouts = 0;
@@ -217,6 +220,17 @@ public final class Path {
         return 2 * srttNs + ackDelayNs;
     }
 
+    /**
+     * CC-4: whether a loss now looks like congestion: a CE mark within the last 4 smoothed RTTs, or a queue
+     * (smoothed RTT above the unloaded one by more than half of it). Otherwise it is taken for random loss.
+     */
+    boolean congestedNow(long nowNs) {
+        if (lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs) {
+            return true;
+        }
+        return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
+    }
+
     long currentRtoNs(long maxRtoNs) {
         long r = rtoNs << Math.min(backoff, 20);
         return r < 0 || r > maxRtoNs ? maxRtoNs : r;
@@ -225,6 +239,9 @@ public final class Path {
     void onRttSample(long sampleNs, long minRtoNs, long maxRtoNs) {
         if (sampleNs <= 0) {
             return;
+        }
+        if (minRttNs == 0 || sampleNs < minRttNs) {
+            minRttNs = sampleNs;
         }
         if (srttNs == 0) {
             srttNs = sampleNs;
