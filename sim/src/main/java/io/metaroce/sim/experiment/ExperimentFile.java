@@ -31,11 +31,19 @@ import java.util.Set;
  *   - {metric: goodput_ratio_vs_lossless, require: "&gt;= 0.86", when: {transport: metaroce, fabric.linkLoss: 0.01}}
  * plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
  * scaled: {fabric.hosts: 16, workload.bytes: 1MiB}   # overrides for the scaled-down (test) run
+ * overrides:                         # settings for the points matching "when" (e.g. the fabric a transport needs)
+ *   - {when: {transport: rocev2}, set: {fabric.pfc: true}}
  * </pre>
+ * A point's spec is built from the base, then {@code scaled} (when scaled down), then the point's axis values,
+ * then the matching {@code overrides}, then command-line {@code --set} values.
  */
 public final class ExperimentFile {
     private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
-            "description");
+            "description", "overrides");
+
+    /** Settings applied to the points whose values match {@code when}. */
+    public record Conditional(Map<String, Object> when, Map<String, Object> set) {
+    }
 
     /**
      * A derived metric: {@code of} at this point divided by {@code of} at the baseline point; with
@@ -61,6 +69,7 @@ public final class ExperimentFile {
     private final List<Criterion> acceptance = new ArrayList<>();
     private final Map<String, Object> scaled;
     private final Map<String, Object> overrides = new LinkedHashMap<>();
+    private final List<Conditional> conditionals = new ArrayList<>();
     private PlotSpec plot;
 
     private ExperimentFile(String name, Map<String, Object> tree) {
@@ -117,6 +126,18 @@ public final class ExperimentFile {
                     Boolean.TRUE.equals(p.get("logX")));
         }
         scaled = tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of();
+        Object ov = tree.get("overrides");
+        if (ov != null) {
+            if (!(ov instanceof List<?> list)) {
+                throw new SpecFields.SpecException("overrides", "expected a list of {when, set}");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                String k = "overrides[" + i + "]";
+                Map<String, Object> c = map(k, list.get(i));
+                conditionals.add(new Conditional(map(k + ".when", required(c, "when", k)),
+                        map(k + ".set", required(c, "set", k))));
+            }
+        }
         // validate the base now: a typo should fail before any run
         spec(Map.of(), false);
     }
@@ -180,8 +201,19 @@ public final class ExperimentFile {
         if (scaledDown) {
             scaled.forEach((k, v) -> SpecFields.set(s, k, v));
         }
-        overrides.forEach((k, v) -> SpecFields.set(s, k, v));
         point.forEach((k, v) -> SpecFields.set(s, k, v));
+        for (Conditional c : conditionals) {
+            boolean match = true;
+            for (Map.Entry<String, Object> w : c.when().entrySet()) {
+                ExperimentSpec probe = new ExperimentSpec();
+                SpecFields.set(probe, w.getKey(), w.getValue());
+                match &= Acceptance.same(SpecFields.get(probe, w.getKey()), SpecFields.get(s, w.getKey()));
+            }
+            if (match) {
+                c.set().forEach((k, v) -> SpecFields.set(s, k, v));
+            }
+        }
+        overrides.forEach((k, v) -> SpecFields.set(s, k, v));
         return s;
     }
 

@@ -44,6 +44,8 @@ class ExperimentFileTest {
               - {metric: ratio, require: ">= 0.5", when: {transport: rocev2, fabric.linkLoss: 0.1}}
             plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
             scaled: {fabric.hosts: 4}
+            overrides:
+              - {when: {transport: rocev2}, set: {fabric.bufferBytes: 64MiB}}
             """;
 
     /** Goodput falls with loss, faster for rocev2: a function of the spec, enough to exercise the plumbing. */
@@ -74,6 +76,8 @@ class ExperimentFileTest {
         assertEquals(4, f.spec(Map.of(), true).fabric.hosts);
         assertEquals(6, f.points().size());
         assertEquals(0.1, f.spec(f.points().get(2), false).fabric.linkLoss, 1e-12);
+        assertEquals(64L << 20, f.spec(f.points().get(3), false).fabric.bufferBytes); // rocev2 point
+        assertEquals(new io.metaroce.sim.FabricConfig().bufferBytes, f.spec(f.points().get(0), false).fabric.bufferBytes);
     }
 
     @Test
