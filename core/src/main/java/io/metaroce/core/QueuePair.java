@@ -972,6 +972,7 @@ public final class QueuePair {
         }
         long d = Engine.NO_DEADLINE;
         boolean dataWaiting = state == QpState.RTS && hasDataToSend();
+        boolean anyWindowOpen = false;
         for (Path p : paths) {
             if (p.rxPending > 0 && p.ackDeadlineNs < d) {
                 d = p.ackDeadlineNs;
@@ -989,11 +990,16 @@ public final class QueuePair {
             if (p.probeDeadlineNs < d) {
                 d = p.probeDeadlineNs;
             }
-            if (dataWaiting && sendable(p) && windowOpen(p) && p.nextSendNs < d) {
-                d = p.nextSendNs;
+            if (dataWaiting && sendable(p) && windowOpen(p)) {
+                anyWindowOpen = true;
+                if (p.nextSendNs < d) {
+                    d = p.nextSendNs;
+                }
             }
         }
-        if (dataWaiting && grantBps > 0 && nextSendNs < d) {
+        // HINT-3 pacing matters only when some path could send; otherwise an ACK reopens a window and re-arms
+        // (a deadline at nextSendNs with every window closed would wake the QP for nothing, over and over).
+        if (dataWaiting && anyWindowOpen && grantBps > 0 && nextSendNs < d) {
             d = nextSendNs;
         }
         if (probeThrottled && engine.nextProbeTokenNs() < d) {
