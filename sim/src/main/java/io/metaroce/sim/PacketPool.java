@@ -14,6 +14,9 @@ public final class PacketPool {
         this.capacity = capacity;
     }
 
+    /** Bytes each packet's buffer holds: the largest datagram. */
+    public int capacity() { return capacity; }
+
     public Packet alloc() {
         allocations++;
         if (freeCount > 0) {

@@ -6,8 +6,21 @@ import java.util.SplittableRandom;
  * An output queue feeding one {@link Link}: finite buffer in bytes, drop-tail, and RED-style ECN marking of
  * ECT packets on the instantaneous queue (no marking below kmin, linear to pmax at kmax, always above kmax).
  * Serializes one packet at a time at the link's rate; one pending event (the end of the current transmission).
+ * Sizes are wire sizes: the datagram plus a configured overhead, or a fixed size for control packets.
+ *
+ * <p>PFC: the receiver at the far end of the link can {@link #PFC_PAUSE pause} the port (an event scheduled on
+ * this port one link delay after the receiver decided); a paused port finishes the packet it is serializing,
+ * then holds until {@link #PFC_RESUME resumed}. Pauses and paused time are counted.
  */
 public final class SwitchPort implements EventHandler {
+    /** Event argument: the current transmission ended. */
+    static final long TX_DONE = 0;
+    /** Event argument: a PFC XOFF from the far end arrives. */
+    static final long PFC_PAUSE = 1;
+    /** Event argument: a PFC XON from the far end arrives. */
+    static final long PFC_RESUME = 2;
+    private static final int INITIAL_RING = 16;
+
     private final EventLoop loop;
     private final PacketPool pool;
     private final Link link;
@@ -17,13 +30,18 @@ public final class SwitchPort implements EventHandler {
     private final long kminBytes;
     private final long kmaxBytes;
     private final double pmax;
+    private int wireOverhead;
+    private int controlWire;
+    private Switch owner;
 
-    private int[] ring = new int[64];
-    private int[] lengths = new int[64]; // beside the ids, so starting a transmission touches no packet
+    private int[] ring = new int[INITIAL_RING];
+    private int[] lengths = new int[INITIAL_RING]; // wire sizes beside the ids: a transmission touches no packet
     private int head;
     private int count;
     private long queuedBytes;
     private boolean busy;
+    private boolean paused;
+    private long pausedSincePs;
 
     private long enqueued;
     private long dropped;
@@ -48,6 +66,27 @@ public final class SwitchPort implements EventHandler {
         this.pmax = pmax;
         this.rng = rng;
         this.psPerByteFixed = Units.psPerByteFixed(link.rateBps());
+        link.setSource(this);
+    }
+
+    /**
+     * Sets the wire size accounting: {@code overhead} bytes added to every datagram, and a fixed
+     * {@code controlBytes} for non-data packets (0 = datagram + overhead).
+     */
+    public void setWireSize(int overhead, int controlBytes) {
+        this.wireOverhead = overhead;
+        this.controlWire = controlBytes;
+    }
+
+    /** Bytes {@code p} occupies on the wire and in buffers. */
+    public int wireLength(Packet p) {
+        int w = !p.data && controlWire > 0 ? controlWire : p.length + wireOverhead;
+        return Math.max(1, w);
+    }
+
+    /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
+    void setOwner(Switch sw) {
+        this.owner = sw;
     }
 
     public Link link() { return link; }
@@ -61,12 +100,17 @@ public final class SwitchPort implements EventHandler {
     /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
     public long pfcPauses() { return pfcPauses; }
     /** PFC: total virtual time this port spent paused; 0 without PFC. */
-    public long pfcPausedPs() { return pfcPausedPs; }
+    public long pfcPausedPs() { return paused ? pfcPausedPs + loop.nowPs() - pausedSincePs : pfcPausedPs; }
+    /** PFC: true while paused. */
+    public boolean isPaused() { return paused; }
+    /** Packets waiting (including the one being serialized). */
+    public int queuedPackets() { return count; }
 
     /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
     public void enqueue(Packet p) {
         long q = queuedBytes;
-        if (q + p.length > bufferBytes) {
+        int wire = wireLength(p);
+        if (q + wire > bufferBytes) {
             dropped++;
             if (p.data) {
                 droppedData++;
@@ -81,28 +125,35 @@ public final class SwitchPort implements EventHandler {
             }
         }
         enqueued++;
-        queuedBytes = q + p.length;
+        queuedBytes = q + wire;
         if (queuedBytes > maxQueuedBytes) {
             maxQueuedBytes = queuedBytes;
         }
         if (count == ring.length) {
-            int[] r = new int[ring.length * 2];
-            int[] l = new int[ring.length * 2];
-            for (int i = 0; i < count; i++) {
-                r[i] = ring[(head + i) & (ring.length - 1)];
-                l[i] = lengths[(head + i) & (ring.length - 1)];
-            }
-            ring = r;
-            lengths = l;
-            head = 0;
+            grow();
         }
         int tail = (head + count) & (ring.length - 1);
         ring[tail] = p.id;
-        lengths[tail] = p.length;
+        lengths[tail] = wire;
         count++;
-        if (!busy) {
+        if (owner != null) {
+            owner.buffered(p.inPort, wire);
+        }
+        if (!busy && !paused) {
             startNext();
         }
+    }
+
+    private void grow() {
+        int[] r = new int[ring.length * 2];
+        int[] l = new int[ring.length * 2];
+        for (int i = 0; i < count; i++) {
+            r[i] = ring[(head + i) & (ring.length - 1)];
+            l[i] = lengths[(head + i) & (ring.length - 1)];
+        }
+        ring = r;
+        lengths = l;
+        head = 0;
     }
 
     private void startNext() {
@@ -112,13 +163,37 @@ public final class SwitchPort implements EventHandler {
 
     @Override
     public void onEvent(long arg) {
+        if (arg != TX_DONE) {
+            pfc(arg == PFC_PAUSE);
+            return;
+        }
         Packet p = pool.get(ring[head]);
-        queuedBytes -= lengths[head];
+        int wire = lengths[head];
+        queuedBytes -= wire;
         head = (head + 1) & (ring.length - 1);
         count--;
         busy = false;
-        link.send(p);
-        if (count > 0) {
+        if (owner != null) {
+            owner.released(p.inPort, wire);
+        }
+        link.send(p, wire);
+        if (count > 0 && !paused) {
+            startNext();
+        }
+    }
+
+    private void pfc(boolean pause) {
+        if (pause == paused) {
+            return;
+        }
+        paused = pause;
+        if (pause) {
+            pfcPauses++;
+            pausedSincePs = loop.nowPs();
+            return; // a transmission in progress ends normally; the next one waits
+        }
+        pfcPausedPs += loop.nowPs() - pausedSincePs;
+        if (!busy && count > 0) {
             startNext();
         }
     }
