@@ -2,6 +2,7 @@ package io.metaroce.sim;
 
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.ToLongFunction;
 
 /**
  * A built multi-plane fabric: per plane an independent graph of {@link Switch}es, {@link SwitchPort}s and
@@ -88,27 +89,23 @@ public interface Fabric {
 
     /** Packets dropped at full buffers: every switch port and host NIC. */
     default long bufferDrops() {
-        long n = 0;
-        for (SwitchPort p : switchPorts()) {
-            n += p.dropped();
-        }
-        for (int h = 0; h < hosts(); h++) {
-            for (SwitchPort p : nics(h)) {
-                n += p.dropped();
-            }
-        }
-        return n;
+        return sumPorts(SwitchPort::dropped);
     }
 
     /** PFC pauses received by every switch port and host NIC. */
     default long pfcPauses() {
+        return sumPorts(SwitchPort::pfcPauses);
+    }
+
+    /** Sum of {@code counter} over every switch port and host NIC. */
+    default long sumPorts(ToLongFunction<SwitchPort> counter) {
         long n = 0;
         for (SwitchPort p : switchPorts()) {
-            n += p.pfcPauses();
+            n += counter.applyAsLong(p);
         }
         for (int h = 0; h < hosts(); h++) {
             for (SwitchPort p : nics(h)) {
-                n += p.pfcPauses();
+                n += counter.applyAsLong(p);
             }
         }
         return n;

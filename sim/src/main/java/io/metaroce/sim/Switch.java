@@ -121,33 +121,23 @@ public final class Switch implements PacketSink {
     /** Packets dropped for want of a route (destination outside every range and no uplink). */
     public long unroutable() { return unroutable; }
     /** Packets dropped at this switch's full output buffers. */
-    public long bufferDrops() {
-        long n = 0;
-        for (SwitchPort p : ports) {
-            n += p.dropped();
-        }
-        return n;
-    }
+    public long bufferDrops() { return sumPorts(SwitchPort::dropped); }
     /** PFC: XOFF (pause) signals this switch sent upstream. */
     public long pfcPausesSent() { return xoffSent; }
     /** PFC: XON (resume) signals this switch sent upstream. */
     public long pfcResumesSent() { return xonSent; }
     /** PFC: pauses received by this switch's own output ports. */
-    public long pfcPauses() {
-        long n = 0;
-        for (SwitchPort p : ports) {
-            n += p.pfcPauses();
-        }
-        return n;
-    }
+    public long pfcPauses() { return sumPorts(SwitchPort::pfcPauses); }
     /** PFC: virtual time this switch's output ports spent paused, summed over ports. */
-    public long pfcPausedPs() {
+    public long pfcPausedPs() { return sumPorts(SwitchPort::pfcPausedPs); }
+    private long sumPorts(java.util.function.ToLongFunction<SwitchPort> counter) {
         long n = 0;
         for (SwitchPort p : ports) {
-            n += p.pfcPausedPs();
+            n += counter.applyAsLong(p);
         }
         return n;
     }
+
     /** PFC: bytes buffered that arrived on in-port {@code port} (0 without PFC). */
     public long ingressBytes(int port) {
         return ingressBytes == null || port >= ingressBytes.length ? 0 : ingressBytes[port];
