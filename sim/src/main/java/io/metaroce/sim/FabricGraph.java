@@ -63,6 +63,7 @@ abstract class FabricGraph implements Fabric {
         SwitchPort sp = new SwitchPort(loop, pool, link, cfg.bufferBytes, cfg.ecnKminBytes, cfg.ecnKmaxBytes,
                 cfg.ecnPmax, rng.split());
         sp.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);
+        sp.setPfc(cfg.pfc);
         switchPorts.add(sp);
         return sw.addPort(sp);
     }
@@ -77,6 +78,7 @@ abstract class FabricGraph implements Fabric {
         hostUp[host][plane] = up;
         SwitchPort nic = new SwitchPort(loop, pool, up, cfg.nicBufferBytes, -1, 0, 0, rng.split());
         nic.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);
+        nic.setPfc(cfg.pfc);
         nics[host][plane] = nic;
         Link down = link(plane, cfg.hostRateBps, cfg.hostLinkDelayPs, tor.name() + ">h" + host);
         hostDown[host][plane] = down; // connected to the host by attach

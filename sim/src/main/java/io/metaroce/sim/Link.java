@@ -101,8 +101,12 @@ public final class Link implements EventHandler {
     /** Packets lost (random loss or link down). */
     public long dropped() { return dropped; }
 
-    /** Called by the sending port when the last bit of {@code p} ({@code wireBytes} on the wire) has been serialized. */
-    void send(Packet p, int wireBytes) {
+    /**
+     * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
+     * at which the last bit of {@code p} ({@code wireBytes} on the wire) is serialized; it arrives one delay
+     * later. Loss and the link's state are decided now.
+     */
+    void send(Packet p, int wireBytes, long departPs) {
         packets++;
         bytes += wireBytes;
         if (p.data) {
@@ -118,7 +122,7 @@ public final class Link implements EventHandler {
         }
         int tail = (head + count) & (ring.length - 1);
         ring[tail] = p.id;
-        long at = loop.nowPs() + delayPs;
+        long at = departPs + delayPs;
         arrive[tail] = at;
         count++;
         if (!scheduled) {

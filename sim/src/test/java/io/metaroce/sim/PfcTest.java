@@ -81,6 +81,7 @@ class PfcTest {
             pool.release(p);
         }, 0);
         SwitchPort port = new SwitchPort(loop, pool, link, 1 << 20, -1, 0, 0, new SplittableRandom(2));
+        port.setPfc(true);
         for (int i = 0; i < 3; i++) {
             Packet p = pool.alloc();
             p.length = 1250; // 100 ns at 100 Gb/s
