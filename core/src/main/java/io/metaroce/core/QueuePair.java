@@ -573,7 +573,7 @@ public final class QueuePair {
             count(Counter.DUPLICATE_DATA); // the READ already completed
             return ACCEPT_DUP;
         }
-        SendWqe w = sq.ring[msn & sq.mask];
+        SendWqe w = sq.entry(msn);
         if (w.serial < sq.head || w.serial >= sq.tail || w.msn != msn || w.op != Opcode.READ_REQ
                 || msgLen != w.length || data.va() != w.sinkVa + offset) {
             count(Counter.DROP_MALFORMED);
