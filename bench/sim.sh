@@ -59,12 +59,13 @@ done
 
 echo
 echo "== summary (htsim, one core: 128 hosts ~170k pkts/s 0.4 s; 1,024 ~38k 13 s 141 MB; 8,192 ~26k 156 s 2.4 GB)"
-printf '%-6s %-6s %12s %12s %9s %9s %9s %s\n' k hosts pkts/s events/s ev/pkt wall_s rss_MB completed
+printf '%-6s %-6s %12s %12s %9s %9s %9s %12s %9s %s\n' k hosts pkts/s events/s ev/pkt wall_s cpu_s pkts/cpu-s \
+  rss_MB completed
 for line in "${summary[@]}"; do
   declare -A f=()
   for kv in ${line#RESULT }; do f["${kv%%=*}"]="${kv#*=}"; done
-  printf '%-6s %-6s %12s %12s %9s %9s %9s %s\n' "${f[k]:-?}" "${f[hosts]:-?}" "${f[pkts_per_s]:-?}" \
-    "${f[events_per_s]:-?}" "${f[events_per_pkt]:-?}" "${f[wall_s]:-?}" "${f[rss_mb]:-?}" \
-    "${f[completed]:-?}/${f[flows]:-?}"
+  printf '%-6s %-6s %12s %12s %9s %9s %9s %12s %9s %s\n' "${f[k]:-?}" "${f[hosts]:-?}" "${f[pkts_per_s]:-?}" \
+    "${f[events_per_s]:-?}" "${f[events_per_pkt]:-?}" "${f[wall_s]:-?}" "${f[cpu_s]:-?}" "${f[pkts_per_cpu_s]:-?}" \
+    "${f[rss_mb]:-?}" "${f[completed]:-?}/${f[flows]:-?}"
   unset f
 done

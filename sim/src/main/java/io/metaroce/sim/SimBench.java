@@ -112,6 +112,7 @@ public final class SimBench {
         int completed;
         long lastCompletionPs;
         long wallNs;
+        long cpuNs;
 
         Bench(Params p) {
             this.p = p;
@@ -177,9 +178,12 @@ public final class SimBench {
             // promote the setup's long-lived objects (engines, fabric) now, so young collections during the
             // measured run do not copy them
             System.gc();
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long c0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             loop.run(Units.psFromMs(p.limitMs()));
             wallNs = System.nanoTime() - t0;
+            cpuNs = threads.getCurrentThreadCpuTime() - c0;
         }
 
         long dataPackets() {
@@ -226,7 +230,9 @@ public final class SimBench {
             System.out.printf("k=%d hosts=%d paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
                             + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.paths(), hosts.length, completed,
                     p.flowBytes(), simPs / 1e6, goodput);
-            System.out.printf("dataPackets=%d events=%d setup=%.3f s wall=%.3f s%n", data, events, setupS, wallS);
+            System.out.printf("dataPackets=%d events=%d setup=%.3f s wall=%.3f s cpu=%.3f s (the simulating thread; "
+                    + "below wall when other processes compete for the cores)%n", data, events, setupS, wallS,
+                    cpuNs / 1e9);
             System.out.printf("dataPackets/wall-s=%.0f events/s=%.0f events/dataPacket=%.2f peakRss=%.1f MB%n", pps,
                     events / wallS, epp, rssMb);
             System.out.printf("bufferDrops=%d linkDrops=%d ecnMarks=%d retransmits=%d timeouts=%d poolCreated=%d "
@@ -236,8 +242,9 @@ public final class SimBench {
             System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d%n", hostTx, hostRx,
                     wakes, stale);
             System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "
-                            + "wall_s=%.3f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d%n", p.k(), hosts.length,
-                    pps, events / wallS, epp, wallS, setupS, rssMb, completed, hosts.length);
+                            + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d%n",
+                    p.k(), hosts.length, pps, events / wallS, epp, wallS, cpuNs / 1e9, data / Math.max(1e-9, cpuNs / 1e9),
+                    setupS, rssMb, completed, hosts.length);
         }
     }
 
