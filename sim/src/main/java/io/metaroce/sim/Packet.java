@@ -33,9 +33,9 @@ public final class Packet {
     public int kind;
     public long aux;
 
-    Packet(int id, int capacity) {
+    Packet(int id, byte[] buf) {
         this.id = id;
-        this.buf = new byte[capacity];
+        this.buf = buf;
         this.seg = MemorySegment.ofArray(buf);
     }
 
