@@ -877,7 +877,7 @@ public final class QueuePair {
         nakSize = 0;
         replySize = 0;
         for (Path p : paths) {
-            java.util.Arrays.fill(p.recState, Path.FREE);
+            p.clearRecords();
             p.floor = p.nextPsn;
             p.inflightBytes = 0;
             p.inflightPackets = 0;
@@ -1310,6 +1310,7 @@ public final class QueuePair {
         int len = emitData(nowNs, p, w, seg, retransmit, out);
         int i = p.nextPsn & Path.MASK;
         int payload = w.segmentBytes(seg, cfg.mtu);
+        p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
         p.recSlot[i] = (int) (w.serial & sq.mask);
