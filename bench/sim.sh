@@ -2,7 +2,7 @@
 # Simulator benchmark (issue 3 "Performance"): the htsim-comparable scenario of io.metaroce.sim.SimBench, a
 # k-ary fat-tree (k=8: 128 hosts, k=16: 1,024, k=32: 8,192), 1 plane, 100 Gb/s, 1 us links, 4,150 B data and
 # 64 B control packets, 178,450 B buffers, ECN 37-145 KB, a seeded permutation of 2 MB flows, MetaRoCE spraying.
-# Each size runs in its own JVM (so peak RSS is that size's); k=8 after one unmeasured k=8 warm-up run.
+# Each size runs in its own JVM (so peak RSS is that size's); k=8 after two unmeasured k=8 warm-up runs.
 #
 # Usage: bench/sim.sh [--k 8,16,32] [--seed S] [--paths P] [--warmups N] [--flow-bytes B] [--no-build]
 # Environment: JAVA_OPTS (default: gc_opts below and -Xmx per size: heap_for), JAVA_HOME.
@@ -58,15 +58,17 @@ summary=()
 IFS=',' read -ra sizes <<< "$ks"
 for k in "${sizes[@]}"; do
   opts="${JAVA_OPTS:-$gc_opts $(heap_for "$k")}"
-  # a k=8 warm-up run before k=8 (0.5 s runs need a compiled JIT); none before larger sizes, whose peak RSS it
+  # two k=8 warm-up runs before k=8 (0.5 s runs need a compiled JIT); none before larger sizes, whose peak RSS it
   # would inflate and whose runs are long enough to warm up by themselves (--warmups N overrides)
-  warm=(--warmups 1)
+  warm=(--warmups 2)
   [[ "$k" != 8 ]] && warm=(--warmups 0)
   echo "== k=$k  java $opts"
+  log="$(mktemp)"
   # shellcheck disable=SC2086
-  out="$("$java_bin" $opts -cp "$cp" io.metaroce.sim.SimBench --k "$k" "${warm[@]}" "${pass[@]}" 2>&1 \
-    | tee /dev/stderr)"
-  summary+=("$(grep '^RESULT' <<< "$out" || echo "RESULT k=$k failed")")
+  "$java_bin" $opts -cp "$cp" io.metaroce.sim.SimBench --k "$k" "${warm[@]}" "${pass[@]}" > "$log" 2>&1 || true
+  cat "$log"
+  summary+=("$(grep '^RESULT' "$log" || echo "RESULT k=$k failed")")
+  rm -f "$log"
 done
 
 echo
