@@ -75,7 +75,11 @@ public final class Link implements EventHandler {
     }
     public double loss() { return lossProbability; }
 
-    /** Takes the link down (dropping everything in flight) or brings it up. */
+    /**
+     * Takes the link down or brings it up. Going down drops everything in flight, which on a port without PFC
+     * includes the packets it has queued but not yet serialized (that port hands packets over at enqueue time
+     * with their departure times); the port keeps serializing into the dead link, as a real port does.
+     */
     public void setUp(boolean isUp) {
         if (!isUp && up) {
             while (count > 0) {
