@@ -77,8 +77,10 @@ public final class FabricConfig {
     public boolean pfc = false;
     /**
      * PFC: an ingress port buffering more than this many bytes (in any of the switch's output queues) pauses
-     * its upstream port; 0 = automatic: the switch's buffer shared among its ingress ports, minus the headroom
-     * ({@link #pfcHeadroomBytes}), so that a paused fabric never drops.
+     * its upstream port; 0 = automatic: the port buffer shared among the switch's ingress ports, minus the
+     * headroom ({@link #pfcHeadroomBytes}), so that no output queue can overflow however the ingress traffic
+     * converges. That needs {@code bufferBytes >= ports * (headroom + one packet)} (e.g. 8 ports at 100 Gb/s
+     * over 1 us links: about 270 KB); below that XOFF is one packet and drops remain possible.
      */
     public long pfcXoffBytes = 0;
     /** PFC: the paused upstream port resumes when the ingress drains to this many bytes; 0 = XOFF / 2. */
