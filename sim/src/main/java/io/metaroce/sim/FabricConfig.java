@@ -80,7 +80,7 @@ public final class FabricConfig {
      * its upstream port; 0 = automatic: the port buffer shared among the switch's ingress ports, minus the
      * headroom ({@link #pfcHeadroomBytes}), so that no output queue can overflow however the ingress traffic
      * converges. That needs {@code bufferBytes >= ports * (headroom + one packet)} (e.g. 8 ports at 100 Gb/s
-     * over 1 us links: about 270 KB); below that XOFF is one packet and drops remain possible.
+     * over 1 us links with 4 KB packets: about 300 KB); below that XOFF is one packet and drops remain possible.
      */
     public long pfcXoffBytes = 0;
     /** PFC: the paused upstream port resumes when the ingress drains to this many bytes; 0 = XOFF / 2. */
