@@ -23,17 +23,16 @@ final class InboundMessages {
     int retireMsn;
 
     InboundMessages(int window) {
-        ring = new Msg[window];
-        for (int i = 0; i < window; i++) {
-            ring[i] = new Msg();
-        }
+        ring = new Msg[window]; // entries made on first use: thousands of QPs seldom fill their windows
         mask = window - 1;
     }
 
     void reset(int firstMsn) {
         retireMsn = firstMsn;
         for (Msg m : ring) {
-            m.active = false;
+            if (m != null) {
+                m.active = false;
+            }
         }
     }
 
@@ -43,11 +42,15 @@ final class InboundMessages {
     }
 
     Msg slot(int msn) {
-        return ring[msn & mask];
+        Msg m = ring[msn & mask];
+        if (m == null) {
+            m = ring[msn & mask] = new Msg();
+        }
+        return m;
     }
 
     Msg open(int msn, int op, int length, int mtu, int rsn, int imm) {
-        Msg m = ring[msn & mask];
+        Msg m = slot(msn);
         m.active = true;
         m.msn = msn;
         m.op = op;

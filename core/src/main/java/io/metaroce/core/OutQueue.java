@@ -12,10 +12,7 @@ final class OutQueue {
     long nextToSend;
 
     OutQueue(int capacity) {
-        ring = new SendWqe[capacity];
-        for (int i = 0; i < capacity; i++) {
-            ring[i] = new SendWqe();
-        }
+        ring = new SendWqe[capacity]; // entries made on first use: thousands of QPs seldom fill their rings
         mask = capacity - 1;
     }
 
@@ -28,13 +25,22 @@ final class OutQueue {
     }
 
     SendWqe at(long serial) {
-        return ring[(int) (serial & mask)];
+        return entry((int) (serial & mask));
+    }
+
+    /** The entry at ring index {@code slot & mask}, made on first use. */
+    SendWqe entry(int slot) {
+        SendWqe w = ring[slot & mask];
+        if (w == null) {
+            w = ring[slot & mask] = new SendWqe();
+        }
+        return w;
     }
 
     /** The live entry at {@code slot} if its serial matches, else null. */
     SendWqe live(int slot, long serial) {
         SendWqe w = ring[slot & mask];
-        return w.serial == serial && serial >= head && serial < tail ? w : null;
+        return w != null && w.serial == serial && serial >= head && serial < tail ? w : null;
     }
 
     /** Empties the queue and restarts serials at 0 (after RESET, when nothing refers to old entries). */
@@ -43,8 +49,10 @@ final class OutQueue {
         tail = 0;
         nextToSend = 0;
         for (SendWqe w : ring) {
-            w.serial = -1;
-            w.local = null;
+            if (w != null) {
+                w.serial = -1;
+                w.local = null;
+            }
         }
     }
 

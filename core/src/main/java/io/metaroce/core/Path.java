@@ -23,14 +23,16 @@ public final class Path {
     // ---- sender side ----
     int nextPsn;
     int floor;
-    final byte[] recState = new byte[WINDOW];
-    final byte[] recQueue = new byte[WINDOW];
-    final int[] recSlot = new int[WINDOW];
-    final long[] recSerial = new long[WINDOW];
-    final int[] recSeg = new int[WINDOW];
-    final int[] recBytes = new int[WINDOW];
-    final int[] recAttempt = new int[WINDOW];
-    final long[] recSentNs = new long[WINDOW];
+    // in-flight records for PSNs in [floor, nextPsn), made by ensureRecords() before the first send (a path
+    // that only receives, like every path of a WRITE's responder, never needs their ~8.7 KB)
+    byte[] recState;
+    byte[] recQueue;
+    int[] recSlot;
+    long[] recSerial;
+    int[] recSeg;
+    int[] recBytes;
+    int[] recAttempt;
+    long[] recSentNs;
     long inflightBytes;
     int inflightPackets;
     int highestAcked;
@@ -97,12 +99,33 @@ public final class Path {
         this.plane = plane;
     }
 
+    /** Allocates the in-flight records on first use; call before recording a send. */
+    void ensureRecords() {
+        if (recState == null) {
+            recState = new byte[WINDOW];
+            recQueue = new byte[WINDOW];
+            recSlot = new int[WINDOW];
+            recSerial = new long[WINDOW];
+            recSeg = new int[WINDOW];
+            recBytes = new int[WINDOW];
+            recAttempt = new int[WINDOW];
+            recSentNs = new long[WINDOW];
+        }
+    }
+
+    /** Marks every in-flight record FREE (nothing to do before the first send). */
+    void clearRecords() {
+        if (recState != null) {
+            java.util.Arrays.fill(recState, FREE);
+        }
+    }
+
     /** Starts the sending direction at {@code txInitialPsn}. */
     void resetTx(int txInitialPsn, long initialRtoNs) {
         state = PathState.ACTIVE;
         nextPsn = txInitialPsn;
         floor = txInitialPsn;
-        java.util.Arrays.fill(recState, FREE);
+        clearRecords();
         inflightBytes = 0;
         inflightPackets = 0;
         anyAcked = false;

@@ -573,7 +573,7 @@ public final class QueuePair {
             count(Counter.DUPLICATE_DATA); // the READ already completed
             return ACCEPT_DUP;
         }
-        SendWqe w = sq.ring[msn & sq.mask];
+        SendWqe w = sq.entry(msn);
         if (w.serial < sq.head || w.serial >= sq.tail || w.msn != msn || w.op != Opcode.READ_REQ
                 || msgLen != w.length || data.va() != w.sinkVa + offset) {
             count(Counter.DROP_MALFORMED);
@@ -894,7 +894,7 @@ public final class QueuePair {
         nakSize = 0;
         replySize = 0;
         for (Path p : paths) {
-            java.util.Arrays.fill(p.recState, Path.FREE);
+            p.clearRecords();
             p.floor = p.nextPsn;
             p.inflightBytes = 0;
             p.inflightPackets = 0;
@@ -1337,6 +1337,7 @@ public final class QueuePair {
         int len = emitData(nowNs, p, w, seg, retransmit, out);
         int i = p.nextPsn & Path.MASK;
         int payload = w.segmentBytes(seg, cfg.mtu);
+        p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
         p.recSlot[i] = (int) (w.serial & sq.mask);

@@ -2,16 +2,27 @@ package io.metaroce.sim;
 
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.ToLongFunction;
 
 /**
  * A built multi-plane fabric: per plane an independent graph of {@link Switch}es, {@link SwitchPort}s and
- * {@link Link}s, with one NIC port per host per plane. Implemented by {@link LeafSpine} and the fat-tree
- * builder; transports and workloads see only this.
+ * {@link Link}s, with one NIC port per host per plane. Implemented by {@link LeafSpine} and {@link FatTree};
+ * transports and workloads see only this.
+ *
+ * <p>Faults are plain methods meant to be called at scripted virtual times (e.g. from an event scheduled on
+ * the loop): {@link #setLinkLoss(double)} on every link, {@link Link#setLoss} on chosen links (found by
+ * {@link #link(String)}), {@link Link#setUp} for one link and {@link #setPlaneUp} for a whole plane.
  */
 public interface Fabric {
-    /** Builds the topology {@code cfg} names, drawing every random stream from {@code rng}. */
+    /**
+     * Builds the topology {@code cfg.topology} names ({@link FabricConfig#LEAF_SPINE} or
+     * {@link FabricConfig#FAT_TREE}), drawing every random stream from {@code rng}; an invalid configuration
+     * throws IllegalArgumentException naming the bad field.
+     */
     static Fabric build(FabricConfig cfg, EventLoop loop, PacketPool pool, SplittableRandom rng) {
-        return new LeafSpine(cfg, loop, pool, rng);
+        cfg.validate();
+        return FabricConfig.FAT_TREE.equals(cfg.topology) ? new FatTree(cfg, loop, pool, rng)
+                : new LeafSpine(cfg, loop, pool, rng);
     }
 
     FabricConfig config();
@@ -45,4 +56,58 @@ public interface Fabric {
 
     /** Every switch. */
     List<Switch> switches();
+
+    /** The link named {@code name} (as {@link Link#name()} prints it); IllegalArgumentException if none. */
+    default Link link(String name) {
+        for (Link l : links()) {
+            if (l.name().equals(name)) {
+                return l;
+            }
+        }
+        throw new IllegalArgumentException("no link named " + name);
+    }
+
+    /** Sets the random loss probability of every link (0..1). */
+    default void setLinkLoss(double probability) {
+        if (!(probability >= 0 && probability <= 1)) {
+            throw new IllegalArgumentException("loss probability must be in [0, 1], got " + probability);
+        }
+        for (Link l : links()) {
+            l.setLoss(probability);
+        }
+    }
+
+    /** Takes every link of {@code plane} (host links included) down, dropping what is in flight, or up. */
+    default void setPlaneUp(int plane, boolean up) {
+        if (plane < 0 || plane >= planes()) {
+            throw new IllegalArgumentException("no plane " + plane + " (planes: " + planes() + ")");
+        }
+        for (Link l : planeLinks(plane)) {
+            l.setUp(up);
+        }
+    }
+
+    /** Packets dropped at full buffers: every switch port and host NIC. */
+    default long bufferDrops() {
+        return sumPorts(SwitchPort::dropped);
+    }
+
+    /** PFC pauses received by every switch port and host NIC. */
+    default long pfcPauses() {
+        return sumPorts(SwitchPort::pfcPauses);
+    }
+
+    /** Sum of {@code counter} over every switch port and host NIC. */
+    default long sumPorts(ToLongFunction<SwitchPort> counter) {
+        long n = 0;
+        for (SwitchPort p : switchPorts()) {
+            n += counter.applyAsLong(p);
+        }
+        for (int h = 0; h < hosts(); h++) {
+            for (SwitchPort p : nics(h)) {
+                n += counter.applyAsLong(p);
+            }
+        }
+        return n;
+    }
 }

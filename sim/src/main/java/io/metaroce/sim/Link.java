@@ -8,6 +8,8 @@ import java.util.SplittableRandom;
  * flight sit in a FIFO ring (arrival times are monotonic) and only the head is scheduled.
  */
 public final class Link implements EventHandler {
+    /** Initial in-flight ring size (grows by doubling): small, as a large fabric has tens of thousands of links. */
+    private static final int INITIAL_RING = 8;
     private final EventLoop loop;
     private final PacketPool pool;
     private final SplittableRandom rng;
@@ -16,11 +18,12 @@ public final class Link implements EventHandler {
     private final String name;
     private PacketSink to;
     private int toPort;
+    private SwitchPort source;
     private double lossProbability;
     private boolean up = true;
 
-    private int[] ring = new int[64];
-    private long[] arrive = new long[64];
+    private int[] ring = new int[INITIAL_RING];
+    private long[] arrive = new long[INITIAL_RING];
     private int head;
     private int count;
     private boolean scheduled;
@@ -40,16 +43,43 @@ public final class Link implements EventHandler {
         this.name = name;
     }
 
-    /** Connects the far end. */
+    /** Connects the far end: packets arrive at {@code sink} on its in-port {@code port}. */
     public void connect(PacketSink sink, int port) {
         this.to = sink;
         this.toPort = port;
+        if (sink instanceof Switch sw) {
+            sw.setIngress(port, this);
+        }
     }
 
-    public void setLoss(double p) { lossProbability = p; }
+    /** Called by the port that sends on this link (one per link). */
+    void setSource(SwitchPort port) {
+        this.source = port;
+    }
+
+    /** The output port feeding this link (the one a PFC pause from the far end stops). */
+    public SwitchPort source() { return source; }
+
+    /** The far end, or null before {@link #connect}. */
+    public PacketSink sink() { return to; }
+
+    /** The far end's in-port number of this link. */
+    public int sinkPort() { return toPort; }
+
+    /** Sets the random loss probability of this link (0..1); callable at any virtual time. */
+    public void setLoss(double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException("loss probability must be in [0, 1], got " + p);
+        }
+        lossProbability = p;
+    }
     public double loss() { return lossProbability; }
 
-    /** Takes the link down (dropping everything in flight) or brings it up. */
+    /**
+     * Takes the link down or brings it up. Going down drops everything in flight, which on a port without PFC
+     * includes the packets it has queued but not yet serialized (that port hands packets over at enqueue time
+     * with their departure times); the port keeps serializing into the dead link, as a real port does.
+     */
     public void setUp(boolean isUp) {
         if (!isUp && up) {
             while (count > 0) {
@@ -70,14 +100,19 @@ public final class Link implements EventHandler {
     /** Packets that entered the link (including later drops). */
     public long packets() { return packets; }
     public long dataPackets() { return dataPackets; }
+    /** Bytes that entered the link, counted at their wire size. */
     public long bytes() { return bytes; }
     /** Packets lost (random loss or link down). */
     public long dropped() { return dropped; }
 
-    /** Called by the sending port when the last bit of {@code p} has been serialized. */
-    void send(Packet p) {
+    /**
+     * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
+     * at which the last bit of {@code p} ({@code wireBytes} on the wire) is serialized; it arrives one delay
+     * later. Loss and the link's state are decided now.
+     */
+    void send(Packet p, int wireBytes, long departPs) {
         packets++;
-        bytes += p.length;
+        bytes += wireBytes;
         if (p.data) {
             dataPackets++;
         }
@@ -91,7 +126,7 @@ public final class Link implements EventHandler {
         }
         int tail = (head + count) & (ring.length - 1);
         ring[tail] = p.id;
-        long at = loop.nowPs() + delayPs;
+        long at = departPs + delayPs;
         arrive[tail] = at;
         count++;
         if (!scheduled) {

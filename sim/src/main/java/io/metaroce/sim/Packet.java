@@ -21,6 +21,8 @@ public final class Packet {
     int ecn;
     int opcode;
     boolean data;
+    /** In-port of the switch currently holding the packet (PFC ingress accounting); set on arrival. */
+    int inPort;
     /**
      * Transport-private fields for transports that model headers instead of encoding bytes (the RoCEv2
      * baseline): a connection id, a sequence number, a packet kind and one spare word. The MetaRoCE transport
@@ -31,9 +33,9 @@ public final class Packet {
     public int kind;
     public long aux;
 
-    Packet(int id, int capacity) {
+    Packet(int id, byte[] buf) {
         this.id = id;
-        this.buf = new byte[capacity];
+        this.buf = buf;
         this.seg = MemorySegment.ofArray(buf);
     }
 

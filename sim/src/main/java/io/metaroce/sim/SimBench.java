@@ -1,90 +1,265 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.Access;
+import io.metaroce.core.CompletionQueue;
+import io.metaroce.core.Counter;
+import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.MemoryRegion;
+import io.metaroce.core.ProtectionDomain;
+import io.metaroce.core.QueuePair;
+import io.metaroce.core.WcStatus;
+import io.metaroce.core.WorkCompletion;
+import io.metaroce.core.wire.Opcode;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.SplittableRandom;
 
 /**
- * Throughput benchmark of the simulator: a seeded random permutation of 2 MB WRITE flows on a 128-host
- * leaf-spine (1 plane, 100 Gb/s, 1 us links). Prints data packets simulated per wall-second, events per
- * second, events per data packet, wall time and peak heap. Arguments: [hosts] [flowBytes] [seed] [warmups]
- * (defaults 128, 2 MiB, 1, 1). Warm-up runs use other seeds and are not measured, so the JIT has compiled the
- * hot paths first; the peak heap covers the warm-ups too. Zero allocation per packet in steady state is meant
- * to be checked here (e.g. with -Xlog:gc or JFR allocation samples), not in unit tests.
+ * Throughput benchmark of the simulator in the scenario that htsim (the C++ simulator of the Ultra Ethernet
+ * work) can run identically: a three-tier k-ary fat-tree (k=8: 128 hosts; k=16: 1,024; k=32: 8,192), one plane,
+ * 100 Gb/s and 1 us per link, 4,150-byte data packets on the wire (4,086 B of payload; the engine's datagram
+ * plus {@link FabricConfig#wireOverheadBytes}), 64-byte control packets, 178,450 B of buffer per port, ECN
+ * marking rising linearly from 37 KB to 145 KB of queue (probability 1 at 145 KB), a seeded random permutation
+ * of 2 MB flows, MetaRoCE spraying each QP over {@code paths} paths.
+ *
+ * <p>Prints data packets simulated per wall-second, events per second, events per data packet, wall time, peak
+ * RSS (VmHWM of /proc/self/status: the whole process, JVM included) and flows completed, as one
+ * {@code key=value} line prefixed {@code RESULT} (for scripts) after the readable lines.
+ *
+ * <p>Arguments: {@code --k K} (8), {@code --flow-bytes B} (2,000,000), {@code --seed S} (1), {@code --paths P}
+ * (16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
+ * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time).
  */
 public final class SimBench {
     private SimBench() {
     }
 
+    /** Benchmark parameters, from the command line. */
+    record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs) {
+        static Params parse(String[] args) {
+            int k = 8;
+            long flowBytes = 2_000_000;
+            long seed = 1;
+            int paths = 16;
+            int warmups = 1;
+            long limitMs = 1_000;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("missing value after " + a);
+                }
+                String v = args[++i];
+                switch (a) {
+                    case "--k" -> k = Integer.parseInt(v);
+                    case "--flow-bytes" -> flowBytes = Long.parseLong(v);
+                    case "--seed" -> seed = Long.parseLong(v);
+                    case "--paths" -> paths = Integer.parseInt(v);
+                    case "--warmups" -> warmups = Integer.parseInt(v);
+                    case "--limit-ms" -> limitMs = Long.parseLong(v);
+                    default -> throw new IllegalArgumentException("unknown option " + a
+                            + " (options: --k --flow-bytes --seed --paths --warmups --limit-ms)");
+                }
+            }
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs);
+        }
+    }
+
+    /** Runs the benchmark; see the class comment for the arguments. */
     public static void main(String[] args) {
-        int hosts = args.length > 0 ? Integer.parseInt(args[0]) : 128;
-        long flowBytes = args.length > 1 ? Long.parseLong(args[1]) : 2L << 20;
-        long seed = args.length > 2 ? Long.parseLong(args[2]) : 1;
-        int warmups = args.length > 3 ? Integer.parseInt(args[3]) : 1;
-        for (int w = 0; w < warmups; w++) {
-            Simulation.Result r = run(hosts, flowBytes, seed + 1000 + w).result;
-            System.out.printf("warm-up %d: dataPackets/wall-s=%.0f wall=%.3f s%n", w, r.dataPacketsPerWallSecond(),
-                    r.wallNs() / 1e9);
+        Params p = Params.parse(args);
+        for (int w = 0; w < p.warmups(); w++) {
+            Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs()));
+            b.run();
+            System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
+                    b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.hosts.length);
         }
-        Run run = run(hosts, flowBytes, seed);
-        Simulation sim = run.sim;
-        Simulation.Result r = run.result;
-        report(hosts, flowBytes, sim, r);
+        long setup0 = System.nanoTime();
+        Bench b = new Bench(p);
+        double setupS = (System.nanoTime() - setup0) / 1e9;
+        b.run();
+        b.report(setupS);
     }
 
-    private record Run(Simulation sim, Simulation.Result result) {
-    }
-
-    private static Run run(int hosts, long flowBytes, long seed) {
-        int hostsPerLeaf = 16;
-        FabricConfig fc = new FabricConfig().hosts(hosts).hostsPerLeaf(hostsPerLeaf).spines(hostsPerLeaf).planes(1)
+    /** The benchmark's fabric at arity {@code k}. */
+    static FabricConfig fabric(int k) {
+        return new FabricConfig().fatTree(k).planes(1)
                 .hostRateBps(100_000_000_000L).fabricRateBps(100_000_000_000L)
-                .hostLinkDelayPs(Units.psFromUs(1)).fabricLinkDelayPs(Units.psFromUs(1));
-        EngineConfig ec = new EngineConfig();
-        Simulation sim = new Simulation(seed, fc, ec, false);
-        int[] perm = derangement(hosts, new SplittableRandom(seed ^ 0x5eed));
-        for (int i = 0; i < hosts; i++) {
-            sim.addFlow(i, perm[i], flowBytes, 1);
-        }
-        // promote the setup's long-lived objects (engines, buffers) now, so young collections during the
-        // measured run do not copy them
-        System.gc();
-        return new Run(sim, sim.run(Units.psFromMs(1_000)));
+                .hostLinkDelayPs(Units.psFromUs(1)).fabricLinkDelayPs(Units.psFromUs(1))
+                .bufferBytes(178_450).ecn(37_000, 145_000, 1.0)
+                .wireOverheadBytes(4150 - io.metaroce.core.wire.Packet.datagramLength(Opcode.WRITE, 4086))
+                .controlWireBytes(64);
     }
 
-    private static void report(int hosts, long flowBytes, Simulation sim, Simulation.Result r) {
-        long peak = 0;
-        for (MemoryPoolMXBean b : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (b.getType() == MemoryType.HEAP) {
-                peak += b.getPeakUsage().getUsed();
+    /**
+     * One benchmark run: the fabric, one host with a real engine per fabric host, and one WRITE flow per host
+     * to its permutation peer. Payload bytes are really moved by the engines, but as htsim carries none, every
+     * host reads from one shared source buffer and writes into one shared sink buffer (the data is not
+     * verified here; {@link Simulation} verifies it in the tests), so memory does not grow by a flow per host.
+     */
+    private static final class Bench {
+        final Params p;
+        final EventLoop loop = new EventLoop();
+        final PacketPool pool;
+        final Fabric fabric;
+        final Host[] hosts;
+        final Arena arena = Arena.ofAuto();
+        int completed;
+        long lastCompletionPs;
+        long wallNs;
+        long cpuNs;
+
+        Bench(Params p) {
+            this.p = p;
+            FabricConfig fc = fabric(p.k());
+            int n = fc.hosts;
+            SplittableRandom master = new SplittableRandom(p.seed());
+            EngineConfig ec = new EngineConfig().mtu(4086).paths(p.paths()).planes(1).txRateBps(fc.hostRateBps);
+            Engine[] engines = new Engine[n];
+            for (int i = 0; i < n; i++) {
+                engines[i] = new Engine(ec, master.split());
+            }
+            pool = new PacketPool(engines[0].maxDatagramLength());
+            fabric = Fabric.build(fc, loop, pool, master.split());
+            MemorySegment source = arena.allocate(p.flowBytes(), 64);
+            SplittableRandom fill = master.split();
+            for (long off = 0; off + 8 <= source.byteSize(); off += 8) {
+                source.set(ValueLayout.JAVA_LONG_UNALIGNED, off, fill.nextLong());
+            }
+            MemorySegment sink = arena.allocate(p.flowBytes(), 64);
+            hosts = new Host[n];
+            ProtectionDomain[] pds = new ProtectionDomain[n];
+            CompletionQueue[] cqs = new CompletionQueue[n];
+            for (int i = 0; i < n; i++) {
+                hosts[i] = new Host(i, engines[i], loop, pool, fabric.nics(i));
+                fabric.attach(i, hosts[i]);
+                pds[i] = engines[i].allocPd();
+                cqs[i] = engines[i].createCq(64);
+                hosts[i].watchCompletions(cqs[i], this::completed);
+            }
+            int[] perm = derangement(n, new SplittableRandom(p.seed() ^ 0x5eed));
+            for (int i = 0; i < n; i++) {
+                int d = perm[i];
+                QueuePair qa = engines[i].createQp(pds[i], cqs[i], cqs[i]);
+                QueuePair qb = engines[d].createQp(pds[d], cqs[d], cqs[d]);
+                int psnA = master.nextInt(1 << 24);
+                int psnB = master.nextInt(1 << 24);
+                qa.connect(d, qb.qpn(), psnA, psnB);
+                qb.connect(i, qa.qpn(), psnB, psnA);
+                MemoryRegion src = engines[i].registerMemory(pds[i], source, Access.LOCAL_WRITE);
+                MemoryRegion dst = engines[d].registerMemory(pds[d], sink, Access.ALL);
+                int rc = qa.postWrite(i, src, 0, (int) p.flowBytes(), dst.address(), dst.rkey(), QueuePair.SIGNALED);
+                if (rc != QueuePair.OK) {
+                    throw new IllegalStateException("postWrite failed: " + rc);
+                }
+            }
+            for (Host h : hosts) {
+                h.pump();
             }
         }
-        double wallS = r.wallNs() / 1e9;
-        long wakes = 0;
-        long stale = 0;
-        long hostRx = 0;
-        long hostTx = 0;
-        for (int i = 0; i < hosts; i++) {
-            wakes += sim.host(i).wakeTimer().fired();
-            stale += sim.host(i).wakeTimer().staleFirings();
-            hostRx += sim.host(i).rxPackets();
-            hostTx += sim.host(i).txPackets();
+
+        private void completed(Host host, WorkCompletion wc, long nowPs) {
+            if (wc.status() != WcStatus.SUCCESS) {
+                return;
+            }
+            completed++;
+            lastCompletionPs = nowPs;
+            if (completed == hosts.length) {
+                loop.stop();
+            }
         }
-        System.out.printf("hosts=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us goodput=%.1f Gb/s%n",
-                hosts, r.flows(), r.completed(), flowBytes, r.simulatedPs() / 1e6, r.goodputGbps());
-        System.out.printf("dataPackets=%d events=%d wall=%.3f s%n", r.dataPackets(), r.events(), wallS);
-        System.out.printf("dataPackets/wall-s=%.0f events/s=%.0f events/dataPacket=%.2f peakHeap=%.1f MB%n",
-                r.dataPacketsPerWallSecond(), r.events() / wallS, (double) r.events() / Math.max(1, r.dataPackets()),
-                peak / 1048576.0);
-        System.out.printf("bufferDrops=%d linkDrops=%d ecnMarks=%d retransmits=%d timeouts=%d poolCreated=%d "
-                        + "internalErrors=%d meanFct=%.1f us maxFct=%.1f us%n",
-                r.bufferDrops(), r.linkDrops(), r.ecnMarks(), r.retransmits(), r.timeouts(), sim.pool().created(),
-                r.internalErrors(), r.meanFctUs(), r.maxFctUs());
-        System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d%n", hostTx, hostRx, wakes,
-                stale);
+
+        void run() {
+            // promote the setup's long-lived objects (engines, fabric) now, so young collections during the
+            // measured run do not copy them
+            System.gc();
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long c0 = threads.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            loop.run(Units.psFromMs(p.limitMs()));
+            wallNs = System.nanoTime() - t0;
+            cpuNs = threads.getCurrentThreadCpuTime() - c0;
+        }
+
+        long dataPackets() {
+            long n = 0;
+            for (Host h : hosts) {
+                n += h.txDataPackets();
+            }
+            return n;
+        }
+
+        long engineCounter(Counter c) {
+            long n = 0;
+            for (Host h : hosts) {
+                n += h.engine().counters().get(c);
+            }
+            return n;
+        }
+
+        void report(double setupS) {
+            double wallS = wallNs / 1e9;
+            long data = dataPackets();
+            long events = loop.eventsProcessed();
+            long wakes = 0;
+            long stale = 0;
+            long hostRx = 0;
+            long hostTx = 0;
+            long internal = 0;
+            for (Host h : hosts) {
+                wakes += h.wakeTimer().fired();
+                stale += h.wakeTimer().staleFirings();
+                hostRx += h.rxPackets();
+                hostTx += h.txPackets();
+                internal += h.engine().internalErrors();
+            }
+            long linkDrops = 0;
+            for (Link l : fabric.links()) {
+                linkDrops += l.dropped();
+            }
+            long simPs = completed == hosts.length ? lastCompletionPs : loop.nowPs();
+            double goodput = (double) completed * p.flowBytes() * 8.0 / Math.max(1, simPs) * 1000.0;
+            double rssMb = peakRssKb() / 1024.0;
+            double pps = data / Math.max(1e-9, wallS);
+            double epp = (double) events / Math.max(1, data);
+            System.out.printf("k=%d hosts=%d paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
+                            + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.paths(), hosts.length, completed,
+                    p.flowBytes(), simPs / 1e6, goodput);
+            System.out.printf("dataPackets=%d events=%d setup=%.3f s wall=%.3f s cpu=%.3f s (the simulating thread; "
+                    + "below wall when other processes compete for the cores)%n", data, events, setupS, wallS,
+                    cpuNs / 1e9);
+            System.out.printf("dataPackets/wall-s=%.0f events/s=%.0f events/dataPacket=%.2f peakRss=%.1f MB%n", pps,
+                    events / wallS, epp, rssMb);
+            System.out.printf("bufferDrops=%d linkDrops=%d ecnMarks=%d retransmits=%d timeouts=%d poolCreated=%d "
+                            + "internalErrors=%d%n", fabric.bufferDrops(), linkDrops,
+                    fabric.sumPorts(SwitchPort::ecnMarked), engineCounter(Counter.RETRANSMITS),
+                    engineCounter(Counter.TIMEOUTS), pool.created(), internal);
+            System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d%n", hostTx, hostRx,
+                    wakes, stale);
+            System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "
+                            + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d%n",
+                    p.k(), hosts.length, pps, events / wallS, epp, wallS, cpuNs / 1e9, data / Math.max(1e-9, cpuNs / 1e9),
+                    setupS, rssMb, completed, hosts.length);
+        }
+    }
+
+    /** Peak resident set of this process in KiB (VmHWM), or -1 where /proc is not available. */
+    static long peakRssKb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** A random permutation with no fixed point (every host sends to another). */

@@ -1,10 +1,18 @@
 package io.metaroce.sim;
 
 /**
- * An output-queued switch. Forwarding: {@code hostPort[dst] >= 0} sends to that port (a directly attached host
- * or the downlink towards it); otherwise the packet is hashed over the equal-cost {@code uplinks} with a
- * 5-tuple hash (src host, dst host, UDP source port = base + path id, UDP destination port, protocol) salted
- * per switch, so a transport's path id selects a path deterministically per (seed, switch).
+ * An output-queued switch. Forwarding is by destination host: a host inside the switch's down range goes to the
+ * port {@code downBase + (dst - downLo) / downDiv} (the attached host, or the downlink towards its edge or pod),
+ * or, with an explicit table, to {@code hostPort[dst]}; any other destination goes up over the equal-cost
+ * {@code uplinks}. The uplink is picked either by a 5-tuple hash (src host, dst host, UDP source port =
+ * {@link #BASE_SRC_PORT} + path id, UDP destination port, protocol) salted per switch, so a transport's path id
+ * selects a path deterministically per (seed, switch); or, in adaptive mode, per packet as the uplink with the
+ * least queued bytes, ties broken by a seeded random stream.
+ *
+ * <p>PFC: when enabled, the switch accounts the bytes each in-port has buffered (in any output queue); above
+ * XOFF it pauses the output port feeding that in-port's link, at or below XON it resumes it. The pause and
+ * resume are events landing at the upstream port one link delay later (frames that are not modelled as
+ * packets, so they are never lost nor queued).
  */
 public final class Switch implements PacketSink {
     /** RoCEv2 UDP destination port, part of the hashed 5-tuple. */
@@ -14,32 +22,95 @@ public final class Switch implements PacketSink {
 
     private final String name;
     private final long salt;
+    private final PacketPool pool;
+    private final EventLoop loop;
     private SwitchPort[] ports = new SwitchPort[0];
-    private int[] hostPort = new int[0];
+    private int[] hostPort;
+    private int downLo;
+    private int downHi;
+    private int downDiv = 1;
+    private int downBase;
     private int[] uplinks = new int[0];
+    private boolean adaptive;
+    private long tieState;
     private long received;
     private long dataReceived;
     private long unroutable;
-    private final PacketPool pool;
 
-    /** A switch named {@code name} whose ECMP hash uses {@code salt}. */
-    public Switch(String name, long salt, PacketPool pool) {
+    private Link[] ingress = new Link[0];
+    private long[] ingressBytes;
+    private boolean[] xoff;
+    private long xoffBytes = -1;
+    private long xonBytes;
+    private long xoffSent;
+    private long xonSent;
+
+    /** A switch named {@code name} whose ECMP hash (and adaptive tie-breaking) uses {@code salt}. */
+    public Switch(String name, long salt, PacketPool pool, EventLoop loop) {
         this.name = name;
         this.salt = salt;
         this.pool = pool;
+        this.loop = loop;
+        this.tieState = salt;
     }
 
     /** Adds an output port, returning its index. */
     public int addPort(SwitchPort port) {
         ports = java.util.Arrays.copyOf(ports, ports.length + 1);
         ports[ports.length - 1] = port;
+        port.setOwner(this);
         return ports.length - 1;
     }
 
-    /** Sets the forwarding table: the port per destination host (-1 = ECMP over uplinks). */
+    /** Sets an explicit forwarding table: the port per destination host (-1 = up over {@code uplinkPorts}). */
     public void setRoutes(int[] portByHost, int[] uplinkPorts) {
         this.hostPort = portByHost.clone();
         this.uplinks = uplinkPorts.clone();
+    }
+
+    /**
+     * Sets range forwarding (no per-host table): hosts {@code lo..hi-1} go down to port
+     * {@code base + (dst - lo) / div}; every other host goes up over {@code uplinkPorts}.
+     */
+    public void setRoutes(int lo, int hi, int div, int base, int[] uplinkPorts) {
+        if (div < 1 || lo > hi) {
+            throw new IllegalArgumentException("bad down range " + lo + ".." + hi + " / " + div);
+        }
+        this.hostPort = null;
+        this.downLo = lo;
+        this.downHi = hi;
+        this.downDiv = div;
+        this.downBase = base;
+        this.uplinks = uplinkPorts.clone();
+    }
+
+    /** Picks uplinks per packet by least queued bytes instead of by 5-tuple hash. */
+    public void setAdaptive(boolean on) {
+        this.adaptive = on;
+    }
+
+    /** Turns PFC on with these per-ingress thresholds in bytes ({@code xon <= xoff}). */
+    public void enablePfc(long xoffThreshold, long xonThreshold) {
+        if (xonThreshold > xoffThreshold || xoffThreshold < 0) {
+            throw new IllegalArgumentException("PFC thresholds need 0 <= xon <= xoff, got " + xonThreshold
+                    + " / " + xoffThreshold);
+        }
+        this.xoffBytes = xoffThreshold;
+        this.xonBytes = xonThreshold;
+        this.ingressBytes = new long[ingress.length];
+        this.xoff = new boolean[ingress.length];
+    }
+
+    /** Registered by {@link Link#connect}: {@code link} delivers into in-port {@code port}. */
+    void setIngress(int port, Link link) {
+        if (port >= ingress.length) {
+            ingress = java.util.Arrays.copyOf(ingress, port + 1);
+            if (ingressBytes != null) {
+                ingressBytes = java.util.Arrays.copyOf(ingressBytes, port + 1);
+                xoff = java.util.Arrays.copyOf(xoff, port + 1);
+            }
+        }
+        ingress[port] = link;
     }
 
     public String name() { return name; }
@@ -47,7 +118,34 @@ public final class Switch implements PacketSink {
     public int portCount() { return ports.length; }
     public long received() { return received; }
     public long dataReceived() { return dataReceived; }
+    /** Packets dropped for want of a route (destination outside every range and no uplink). */
     public long unroutable() { return unroutable; }
+    /** Packets dropped at this switch's full output buffers. */
+    public long bufferDrops() { return sumPorts(SwitchPort::dropped); }
+    /** PFC: XOFF (pause) signals this switch sent upstream. */
+    public long pfcPausesSent() { return xoffSent; }
+    /** PFC: XON (resume) signals this switch sent upstream. */
+    public long pfcResumesSent() { return xonSent; }
+    /** PFC: pauses received by this switch's own output ports. */
+    public long pfcPauses() { return sumPorts(SwitchPort::pfcPauses); }
+    /** PFC: virtual time this switch's output ports spent paused, summed over ports. */
+    public long pfcPausedPs() { return sumPorts(SwitchPort::pfcPausedPs); }
+    private long sumPorts(java.util.function.ToLongFunction<SwitchPort> counter) {
+        long n = 0;
+        for (SwitchPort p : ports) {
+            n += counter.applyAsLong(p);
+        }
+        return n;
+    }
+
+    /** PFC: bytes buffered that arrived on in-port {@code port} (0 without PFC). */
+    public long ingressBytes(int port) {
+        return ingressBytes == null || port >= ingressBytes.length ? 0 : ingressBytes[port];
+    }
+    /** PFC XOFF threshold in bytes, or -1 without PFC. */
+    public long pfcXoffBytes() { return xoffBytes; }
+    /** PFC XON threshold in bytes. */
+    public long pfcXonBytes() { return xonBytes; }
 
     @Override
     public void receive(Packet p, int inPort) {
@@ -55,15 +153,24 @@ public final class Switch implements PacketSink {
         if (p.data) {
             dataReceived++;
         }
-        int out = p.dst >= 0 && p.dst < hostPort.length ? hostPort[p.dst] : -2;
-        if (out == -1 && uplinks.length > 0) {
-            out = uplinks[ecmpIndex(p.src, p.dst, BASE_SRC_PORT + p.pathId, UDP_DST_PORT, uplinks.length)];
+        int dst = p.dst;
+        int out;
+        if (hostPort != null) {
+            out = dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;
+        } else {
+            out = dst >= downLo && dst < downHi ? downBase + (dst - downLo) / downDiv : -1;
+        }
+        if (out == -1) {
+            out = uplinks.length == 0 ? -2
+                    : uplinks[adaptive ? leastQueued() : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId,
+                            UDP_DST_PORT, uplinks.length)];
         }
         if (out < 0) {
             unroutable++;
             pool.release(p);
             return;
         }
+        p.inPort = inPort;
         ports[out].enqueue(p);
     }
 
@@ -74,6 +181,63 @@ public final class Switch implements PacketSink {
         h = mix(h ^ ((long) dstHost << 20));
         h = mix(h ^ ((long) srcPort << 40 | (long) dstPort << 16 | 17));
         return (int) Long.remainderUnsigned(h, n);
+    }
+
+    /** Adaptive: index of the uplink with the fewest queued bytes; ties broken uniformly by the seeded stream. */
+    private int leastQueued() {
+        int best = 0;
+        long bestQ = Long.MAX_VALUE;
+        int ties = 0;
+        for (int i = 0; i < uplinks.length; i++) {
+            long q = ports[uplinks[i]].queuedBytes();
+            if (q < bestQ) {
+                bestQ = q;
+                best = i;
+                ties = 1;
+            } else if (q == bestQ) {
+                ties++;
+                // reservoir sampling: the i-th tie replaces the choice with probability 1/ties
+                tieState += 0x9e3779b97f4a7c15L;
+                if (Long.remainderUnsigned(mix(tieState), ties) == 0) {
+                    best = i;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** An output port accepted {@code bytes} that arrived on {@code inPort}. */
+    void buffered(int inPort, int bytes) {
+        if (xoffBytes < 0 || inPort >= ingressBytes.length) {
+            return;
+        }
+        long b = ingressBytes[inPort] += bytes;
+        if (b > xoffBytes && !xoff[inPort]) {
+            xoff[inPort] = true;
+            xoffSent++;
+            signal(inPort, SwitchPort.PFC_PAUSE);
+        }
+    }
+
+    /** An output port finished sending {@code bytes} that arrived on {@code inPort}. */
+    void released(int inPort, int bytes) {
+        if (xoffBytes < 0 || inPort >= ingressBytes.length) {
+            return;
+        }
+        long b = ingressBytes[inPort] -= bytes;
+        if (b <= xonBytes && xoff[inPort]) {
+            xoff[inPort] = false;
+            xonSent++;
+            signal(inPort, SwitchPort.PFC_RESUME);
+        }
+    }
+
+    private void signal(int inPort, long what) {
+        Link in = ingress[inPort];
+        SwitchPort upstream = in == null ? null : in.source();
+        if (upstream != null) {
+            loop.schedule(loop.nowPs() + in.delayPs(), upstream, what);
+        }
     }
 
     private static long mix(long z) {

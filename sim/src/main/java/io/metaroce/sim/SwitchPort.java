@@ -5,9 +5,30 @@ import java.util.SplittableRandom;
 /**
  * An output queue feeding one {@link Link}: finite buffer in bytes, drop-tail, and RED-style ECN marking of
  * ECT packets on the instantaneous queue (no marking below kmin, linear to pmax at kmax, always above kmax).
- * Serializes one packet at a time at the link's rate; one pending event (the end of the current transmission).
+ * Serializes one packet at a time at the link's rate. Sizes are wire sizes: the datagram plus a configured
+ * overhead, or a fixed size for control packets.
+ *
+ * <p>Without PFC the port costs no event of its own: a FIFO at a constant rate knows at enqueue time when each
+ * packet's last bit leaves ({@code max(now, previous departure) + serialization}), so the packet is handed to
+ * the link at once with that departure time and the port keeps only (departure, size) pairs, dropping those
+ * already departed whenever it looks at its queue. The queue a packet sees on arrival (drop-tail, ECN) is
+ * exactly the one of a port that serializes packet by packet; one event per hop is saved (htsim's queue and
+ * pipe cost two).
+ *
+ * <p>PFC: with {@link #setPfc} on, the port serializes packet by packet with one pending event (the end of the
+ * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
+ * scheduled on this port one link delay after the receiver decided); a paused port finishes the packet it is
+ * serializing, then holds until {@link #PFC_RESUME resumed}. Pauses and paused time are counted.
  */
 public final class SwitchPort implements EventHandler {
+    /** Event argument: the current transmission ended. */
+    static final long TX_DONE = 0;
+    /** Event argument: a PFC XOFF from the far end arrives. */
+    static final long PFC_PAUSE = 1;
+    /** Event argument: a PFC XON from the far end arrives. */
+    static final long PFC_RESUME = 2;
+    private static final int INITIAL_RING = 16;
+
     private final EventLoop loop;
     private final PacketPool pool;
     private final Link link;
@@ -17,13 +38,21 @@ public final class SwitchPort implements EventHandler {
     private final long kminBytes;
     private final long kmaxBytes;
     private final double pmax;
+    private int wireOverhead;
+    private int controlWire;
+    private Switch owner;
 
-    private int[] ring = new int[64];
-    private int[] lengths = new int[64]; // beside the ids, so starting a transmission touches no packet
+    private boolean pfc;
+    private int[] ring = new int[INITIAL_RING]; // packet ids (PFC mode only)
+    private int[] lengths = new int[INITIAL_RING]; // wire sizes beside the ids: a transmission touches no packet
+    private long[] departs = new long[INITIAL_RING]; // departure times (without PFC)
+    private long lastDepartPs;
     private int head;
     private int count;
     private long queuedBytes;
     private boolean busy;
+    private boolean paused;
+    private long pausedSincePs;
 
     private long enqueued;
     private long dropped;
@@ -48,10 +77,46 @@ public final class SwitchPort implements EventHandler {
         this.pmax = pmax;
         this.rng = rng;
         this.psPerByteFixed = Units.psPerByteFixed(link.rateBps());
+        link.setSource(this);
+    }
+
+    /**
+     * Sets the wire size accounting: {@code overhead} bytes added to every datagram, and a fixed
+     * {@code controlBytes} for non-data packets (0 = datagram + overhead).
+     */
+    public void setWireSize(int overhead, int controlBytes) {
+        this.wireOverhead = overhead;
+        this.controlWire = controlBytes;
+    }
+
+    /** Bytes {@code p} occupies on the wire and in buffers. */
+    public int wireLength(Packet p) {
+        int w = !p.data && controlWire > 0 ? controlWire : p.length + wireOverhead;
+        return Math.max(1, w);
+    }
+
+    /**
+     * Serializes packet by packet with an event per transmission, so that the far end can pause the port
+     * (needed for PFC; off by default, when departures are computed at enqueue time). Set before traffic.
+     */
+    public void setPfc(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("PFC mode changes only on an empty port");
+        }
+        this.pfc = on;
+    }
+
+    /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
+    void setOwner(Switch sw) {
+        this.owner = sw;
     }
 
     public Link link() { return link; }
-    public long queuedBytes() { return queuedBytes; }
+    /** Bytes queued now, including the packet being serialized. */
+    public long queuedBytes() {
+        settle();
+        return queuedBytes;
+    }
     public long maxQueuedBytes() { return maxQueuedBytes; }
     public long enqueued() { return enqueued; }
     /** Packets dropped because the buffer was full. */
@@ -61,12 +126,34 @@ public final class SwitchPort implements EventHandler {
     /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
     public long pfcPauses() { return pfcPauses; }
     /** PFC: total virtual time this port spent paused; 0 without PFC. */
-    public long pfcPausedPs() { return pfcPausedPs; }
+    public long pfcPausedPs() { return paused ? pfcPausedPs + loop.nowPs() - pausedSincePs : pfcPausedPs; }
+    /** PFC: true while paused. */
+    public boolean isPaused() { return paused; }
+    /** Packets waiting (including the one being serialized). */
+    public int queuedPackets() {
+        settle();
+        return count;
+    }
+
+    /** Without PFC: forgets the packets whose last bit has left by now. */
+    private void settle() {
+        if (pfc) {
+            return;
+        }
+        long now = loop.nowPs();
+        while (count > 0 && departs[head] <= now) {
+            queuedBytes -= lengths[head];
+            head = (head + 1) & (lengths.length - 1);
+            count--;
+        }
+    }
 
     /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
     public void enqueue(Packet p) {
+        settle();
         long q = queuedBytes;
-        if (q + p.length > bufferBytes) {
+        int wire = wireLength(p);
+        if (q + wire > bufferBytes) {
             dropped++;
             if (p.data) {
                 droppedData++;
@@ -81,28 +168,48 @@ public final class SwitchPort implements EventHandler {
             }
         }
         enqueued++;
-        queuedBytes = q + p.length;
+        queuedBytes = q + wire;
         if (queuedBytes > maxQueuedBytes) {
             maxQueuedBytes = queuedBytes;
         }
-        if (count == ring.length) {
-            int[] r = new int[ring.length * 2];
-            int[] l = new int[ring.length * 2];
-            for (int i = 0; i < count; i++) {
-                r[i] = ring[(head + i) & (ring.length - 1)];
-                l[i] = lengths[(head + i) & (ring.length - 1)];
-            }
-            ring = r;
-            lengths = l;
-            head = 0;
+        if (count == lengths.length) {
+            grow();
         }
-        int tail = (head + count) & (ring.length - 1);
-        ring[tail] = p.id;
-        lengths[tail] = p.length;
+        int tail = (head + count) & (lengths.length - 1);
+        lengths[tail] = wire;
         count++;
-        if (!busy) {
+        if (!pfc) {
+            long now = loop.nowPs();
+            long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
+            lastDepartPs = depart;
+            departs[tail] = depart;
+            link.send(p, wire, depart);
+            return;
+        }
+        ring[tail] = p.id;
+        if (owner != null) {
+            owner.buffered(p.inPort, wire);
+        }
+        if (!busy && !paused) {
             startNext();
         }
+    }
+
+    private void grow() {
+        int n = lengths.length;
+        int[] r = new int[n * 2];
+        int[] l = new int[n * 2];
+        long[] d = new long[n * 2];
+        for (int i = 0; i < count; i++) {
+            int j = (head + i) & (n - 1);
+            r[i] = ring[j];
+            l[i] = lengths[j];
+            d[i] = departs[j];
+        }
+        ring = r;
+        lengths = l;
+        departs = d;
+        head = 0;
     }
 
     private void startNext() {
@@ -112,13 +219,40 @@ public final class SwitchPort implements EventHandler {
 
     @Override
     public void onEvent(long arg) {
+        if (arg != TX_DONE) {
+            pfcSignal(arg == PFC_PAUSE);
+            return;
+        }
         Packet p = pool.get(ring[head]);
-        queuedBytes -= lengths[head];
+        int wire = lengths[head];
+        queuedBytes -= wire;
         head = (head + 1) & (ring.length - 1);
         count--;
         busy = false;
-        link.send(p);
-        if (count > 0) {
+        if (owner != null) {
+            owner.released(p.inPort, wire);
+        }
+        link.send(p, wire, loop.nowPs());
+        if (count > 0 && !paused) {
+            startNext();
+        }
+    }
+
+    private void pfcSignal(boolean pause) {
+        if (!pfc) {
+            throw new IllegalStateException("PFC signal to a port without PFC mode: " + link.name());
+        }
+        if (pause == paused) {
+            return;
+        }
+        paused = pause;
+        if (pause) {
+            pfcPauses++;
+            pausedSincePs = loop.nowPs();
+            return; // a transmission in progress ends normally; the next one waits
+        }
+        pfcPausedPs += loop.nowPs() - pausedSincePs;
+        if (!busy && count > 0) {
             startNext();
         }
     }
