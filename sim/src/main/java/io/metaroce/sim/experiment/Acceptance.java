@@ -8,10 +8,20 @@ public final class Acceptance {
     private Acceptance() {
     }
 
-    /** A parsed criterion. */
-    public record Check(String op, double value) {
-        /** Whether {@code actual} meets it; a missing or NaN value never does. */
-        public boolean test(Object actual) {
+    /**
+     * A parsed criterion: {@code actual op value}, or {@code actual op value * metrics[ref]} when {@code ref} is
+     * set (e.g. {@code ">= 0.9 * goodput_before_gbps"}).
+     */
+    public record Check(String op, double value, String ref) {
+        /** Whether {@code actual} meets it, with {@code metrics} for a referenced metric; missing or NaN never does. */
+        public boolean test(Object actual, Map<String, Object> metrics) {
+            double bound = value;
+            if (ref != null) {
+                if (!(metrics.get(ref) instanceof Number n) || Double.isNaN(n.doubleValue())) {
+                    return false;
+                }
+                bound = value * n.doubleValue();
+            }
             double a;
             if (actual instanceof Number n) {
                 a = n.doubleValue();
@@ -24,12 +34,12 @@ public final class Acceptance {
                 return false;
             }
             return switch (op) {
-                case ">=" -> a >= value;
-                case ">" -> a > value;
-                case "<=" -> a <= value;
-                case "<" -> a < value;
-                case "==" -> a == value;
-                case "!=" -> a != value;
+                case ">=" -> a >= bound;
+                case ">" -> a > bound;
+                case "<=" -> a <= bound;
+                case "<" -> a < bound;
+                case "==" -> a == bound;
+                case "!=" -> a != bound;
                 default -> throw new IllegalStateException(op);
             };
         }
@@ -39,22 +49,32 @@ public final class Acceptance {
     public static Check parse(String key, String require) {
         String s = require.trim();
         if (s.equals("true")) {
-            return new Check("==", 1);
+            return new Check("==", 1, null);
         }
         if (s.equals("false")) {
-            return new Check("==", 0);
+            return new Check("==", 0, null);
         }
         for (String op : new String[] {">=", "<=", "==", "!=", ">", "<"}) {
             if (s.startsWith(op)) {
+                String rest = s.substring(op.length()).trim();
+                String ref = null;
+                int star = rest.indexOf('*');
+                if (star > 0) {
+                    ref = rest.substring(star + 1).trim();
+                    rest = rest.substring(0, star).trim();
+                    if (!ref.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                        break;
+                    }
+                }
                 try {
-                    return new Check(op, Double.parseDouble(s.substring(op.length()).trim()));
+                    return new Check(op, Double.parseDouble(rest), ref);
                 } catch (NumberFormatException e) {
                     break;
                 }
             }
         }
-        throw new SpecFields.SpecException(key, "expected a criterion like '>= 0.86', '< 10', 'true', got '"
-                + require + "'");
+        throw new SpecFields.SpecException(key, "expected a criterion like '>= 0.86', '< 10', 'true' or "
+                + "'>= 0.9 * other_metric', got '" + require + "'");
     }
 
     /** Whether {@code point}'s axis values (and spec values) match every entry of {@code when}. */

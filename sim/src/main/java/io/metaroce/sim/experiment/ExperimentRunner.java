@@ -197,7 +197,7 @@ public final class ExperimentRunner {
             }
             Object actual = o.result().metrics.get(c.metric());
             checks.add(new CheckResult(c.metric(), c.require(), actual,
-                    Acceptance.parse(c.metric(), c.require()).test(actual)));
+                    Acceptance.parse(c.metric(), c.require()).test(actual, o.result().metrics)));
         }
         String verdict = checks.isEmpty() ? "n/a" : checks.stream().allMatch(CheckResult::pass) ? "pass" : "fail";
         return new PointOutcome(o.index(), o.label(), o.point(), o.spec(), o.result(), checks, verdict, o.dir());

@@ -42,6 +42,7 @@ class ExperimentFileTest {
             acceptance:
               - {metric: ratio, require: ">= 0.9", when: {transport: metaroce, fabric.linkLoss: 0.01}}
               - {metric: ratio, require: ">= 0.5", when: {transport: rocev2, fabric.linkLoss: 0.1}}
+              - {metric: drops, require: "<= 0.2 * hosts", when: {transport: metaroce, fabric.linkLoss: 0.01}}
             plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
             scaled: {fabric.hosts: 4}
             overrides:
@@ -107,7 +108,9 @@ class ExperimentFileTest {
                 (i, n, label) -> (now, limit, ev, wall) -> { }, new PrintStream(log, true, StandardCharsets.UTF_8));
         assertEquals(6, sum.points().size());
         // metaroce at 1%: ratio 0.99 >= 0.9 pass; rocev2 at 10%: ratio 0.2 < 0.5 fail
-        assertEquals("pass", sum.points().get(1).verdict());
+        assertEquals("fail", sum.points().get(1).verdict()); // drops 10 > 0.2 * 4 hosts
+        assertEquals(List.of(true, false), sum.points().get(1).checks().stream()
+                .map(ExperimentRunner.CheckResult::pass).toList());
         assertEquals("fail", sum.points().get(5).verdict());
         assertEquals("n/a", sum.points().get(0).verdict());
         assertEquals("fail", sum.verdict());
@@ -121,7 +124,7 @@ class ExperimentFileTest {
         Map<String, Object> exp = (Map<String, Object>) rec.get("experiment");
         assertEquals("sim", exp.get("world"));
         assertEquals(true, exp.get("scaled_down"));
-        assertEquals(Map.of("ratio", ">= 0.9"), rec.get("acceptance"));
+        assertEquals(Map.of("ratio", ">= 0.9", "drops", "<= 0.2 * hosts"), rec.get("acceptance"));
         @SuppressWarnings("unchecked")
         Map<String, Object> metrics = (Map<String, Object>) rec.get("metrics");
         assertEquals(4, ((Number) metrics.get("hosts")).intValue()); // scaled override applied
