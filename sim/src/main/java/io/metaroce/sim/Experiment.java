@@ -27,7 +27,8 @@ import java.util.SplittableRandom;
  * end of the run for flows still active), {@code base_rtt_us} (unloaded round trip over the longest leaf-spine
  * path with one full-size packet per hop, the unit of the {@code _rtts} metrics), for incast
  * {@code time_to_fair_us} and {@code time_to_fair_rtts} (see {@link #timeToFair}), for a plane failure
- * {@code goodput_before_gbps}, {@code goodput_during_gbps}, {@code goodput_after_gbps},
+ * {@code goodput_before_gbps}, {@code goodput_during_gbps}, {@code goodput_after_gbps} (from the plane's return
+ * to the first flow's completion),
  * {@code recovery_time_us}, {@code recovery_time_rtts}, with cross traffic {@code congested_path_gbps},
  * {@code other_paths_mean_gbps}, {@code other_paths_min_gbps}, and {@code events}, {@code data_packets},
  * {@code sim_time_us}, {@code wall_s}, for the load spread over switch-to-switch links (E6)
@@ -523,6 +524,13 @@ public final class Experiment {
             }
             SeriesRecorder g = sampler.aggregate();
             long step = spec.sampleIntervalPs;
+            // "after" ends when the first flow completes: from then on fewer flows share the fabric
+            long firstDone = Long.MAX_VALUE;
+            for (Workload.Flow f : workload.flows()) {
+                if (f.done()) {
+                    firstDone = Math.min(firstDone, f.finishPs);
+                }
+            }
             double[] before = new double[2];
             double[] during = new double[2];
             double[] after = new double[2];
@@ -542,7 +550,7 @@ public final class Experiment {
                             during[0] += v;
                             during[1]++;
                             duringMin = Math.min(duringMin, v);
-                        } else if (from >= up && (!workload.done() || t <= workload.endPs())) {
+                        } else if (from >= up && t <= firstDone && (!workload.done() || t <= workload.endPs())) {
                             after[0] += v;
                             after[1]++;
                         }

@@ -101,6 +101,9 @@ public final class SimCommand implements Runnable {
                     s.name(), s.verdict().toUpperCase(Locale.ROOT), s.points().size(), (System.nanoTime() - t0) / 1e9,
                     dir.toAbsolutePath());
             for (ExperimentRunner.PointOutcome o : s.points()) {
+                if (o.verdict().equals("error")) {
+                    System.out.printf(Locale.ROOT, "  ERROR %s: %s%n", o.label(), o.result().metrics.get("error"));
+                }
                 for (ExperimentRunner.CheckResult c : o.checks()) {
                     if (!c.pass()) {
                         System.out.printf(Locale.ROOT, "  FAIL %s: %s %s, got %s%n", o.label(), c.metric(),

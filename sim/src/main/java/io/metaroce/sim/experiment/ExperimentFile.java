@@ -30,7 +30,8 @@ import java.util.Set;
  * acceptance:                        # criteria, each for the points matching "when"
  *   - {metric: goodput_ratio_vs_lossless, require: "&gt;= 0.86", when: {transport: metaroce, fabric.linkLoss: 0.01}}
  * plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
- * scaled: {fabric.hosts: 16, workload.bytes: 1MiB}   # overrides for the scaled-down (test) run
+ * scaled: {fabric.hosts: 16, workload.bytes: 1MiB,  # overrides for the scaled-down (test) run,
+ *          sweep: {workload.senders: [8, 16]}}     # which may also replace axes' values
  * overrides:                         # settings for the points matching "when" (e.g. the fabric a transport needs)
  *   - {when: {transport: rocev2}, set: {fabric.pfc: true}}
  * </pre>
@@ -65,6 +66,7 @@ public final class ExperimentFile {
     private final String claim;
     private final Map<String, Object> base;
     private final LinkedHashMap<String, List<Object>> sweep = new LinkedHashMap<>();
+    private final Map<String, List<Object>> scaledSweep = new LinkedHashMap<>();
     private final List<Derived> derived = new ArrayList<>();
     private final List<Criterion> acceptance = new ArrayList<>();
     private final Map<String, Object> scaled;
@@ -125,7 +127,13 @@ public final class ExperimentFile {
                     p.containsKey("series") ? String.valueOf(p.get("series")) : null,
                     Boolean.TRUE.equals(p.get("logX")));
         }
-        scaled = tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of();
+        scaled = new LinkedHashMap<>(tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of());
+        Object ssw = scaled.remove("sweep");
+        if (ssw != null) {
+            for (Map.Entry<String, Object> e : map("scaled.sweep", ssw).entrySet()) {
+                scaledSweep.put(e.getKey(), values("scaled.sweep." + e.getKey(), e.getValue()));
+            }
+        }
         Object ov = tree.get("overrides");
         if (ov != null) {
             if (!(ov instanceof List<?> list)) {
@@ -219,12 +227,19 @@ public final class ExperimentFile {
 
     /** Every point of the sweep in order (one empty point without a sweep). */
     public List<Map<String, Object>> points() {
+        return points(false);
+    }
+
+    /** Every point, with the scaled-down axis values when {@code scaledDown}. */
+    public List<Map<String, Object>> points(boolean scaledDown) {
         List<Map<String, Object>> out = new ArrayList<>();
         out.add(new LinkedHashMap<>());
         for (Map.Entry<String, List<Object>> axis : sweep.entrySet()) {
+            List<Object> values = scaledDown && scaledSweep.containsKey(axis.getKey())
+                    && !overrides.containsKey(axis.getKey()) ? scaledSweep.get(axis.getKey()) : axis.getValue();
             List<Map<String, Object>> next = new ArrayList<>();
             for (Map<String, Object> p : out) {
-                for (Object v : axis.getValue()) {
+                for (Object v : values) {
                     Map<String, Object> q = new LinkedHashMap<>(p);
                     q.put(axis.getKey(), v);
                     next.add(q);

@@ -63,7 +63,7 @@ public final class ExperimentRunner {
                               ProgressFactory progress, PrintStream log) throws IOException {
         Files.createDirectories(out);
         deleteTree(out.resolve("points")); // points of an earlier run would mix with these
-        List<Map<String, Object>> points = file.points();
+        List<Map<String, Object>> points = file.points(scaled);
         List<PointOutcome> outcomes = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
             Map<String, Object> point = points.get(i);
@@ -71,7 +71,15 @@ public final class ExperimentRunner {
             ExperimentSpec spec = file.spec(point, scaled);
             log.printf(Locale.ROOT, "[%d/%d] %s %s%n", i + 1, points.size(), file.name(),
                     label.isEmpty() ? "" : label);
-            RunResult r = runner.run(spec, progress.forPoint(i, points.size(), label));
+            RunResult r;
+            try {
+                r = runner.run(spec, progress.forPoint(i, points.size(), label));
+            } catch (RuntimeException e) {
+                // a point the simulator refuses (e.g. more senders than hosts) is reported, not fatal to the sweep
+                r = new RunResult();
+                r.metrics.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                log.println("      error: " + e.getMessage());
+            }
             Path dir = out.resolve("points").resolve(String.format(Locale.ROOT, "%02d%s", i,
                     label.isEmpty() ? "" : "-" + label.replaceAll("[^A-Za-z0-9_.=-]+", "_")));
             outcomes.add(new PointOutcome(i, label, point, spec, r, new ArrayList<>(), "n/a", dir));
@@ -82,7 +90,8 @@ public final class ExperimentRunner {
         for (PointOutcome o : outcomes) {
             judged.add(judge(file, o));
         }
-        String verdict = judged.stream().anyMatch(o -> o.verdict().equals("fail")) ? "fail" : "pass";
+        String verdict = judged.stream().anyMatch(o -> o.verdict().equals("fail") || o.verdict().equals("error"))
+                ? "fail" : "pass";
         Summary summary = new Summary(file.name(), judged, verdict, out);
         write(file, summary, scaled);
         return summary;
@@ -199,7 +208,8 @@ public final class ExperimentRunner {
             checks.add(new CheckResult(c.metric(), c.require(), actual,
                     Acceptance.parse(c.metric(), c.require()).test(actual, o.result().metrics)));
         }
-        String verdict = checks.isEmpty() ? "n/a" : checks.stream().allMatch(CheckResult::pass) ? "pass" : "fail";
+        String verdict = o.result().metrics.containsKey("error") ? "error"
+                : checks.isEmpty() ? "n/a" : checks.stream().allMatch(CheckResult::pass) ? "pass" : "fail";
         return new PointOutcome(o.index(), o.label(), o.point(), o.spec(), o.result(), checks, verdict, o.dir());
     }
 
