@@ -56,6 +56,8 @@ public final class Engine {
     private long txNextNs = Long.MIN_VALUE;
     private long probeRefilledNs = Long.MIN_VALUE;
     private final ArrayList<QueuePair> activeSenders = new ArrayList<>();
+    /** HINT-6: moving average (gain ecnGain) of the CE fraction of data packets arriving from active senders. */
+    private double rxCeAlpha;
     private long lastActiveScanNs = Long.MIN_VALUE;
     private int pdCount;
     private long nextHeapVa = 0x10_0000_0000L;
@@ -309,7 +311,9 @@ public final class Engine {
 
     // ---------------------------------------------------------------- receiver grants (HINT-*)
 
-    void noteSenderActivity(QueuePair qp, long nowNs) {
+    void noteSenderActivity(QueuePair qp, long nowNs, boolean ce) {
+        // HINT-6: the CE fraction of arriving data measures the queue in front of this receiver
+        rxCeAlpha += cfg.ecnGain * ((ce ? 1.0 : 0.0) - rxCeAlpha);
         qp.lastDataRxNs = nowNs;
         if (!qp.activeSender) {
             qp.activeSender = true;
@@ -334,7 +338,7 @@ public final class Engine {
             }
         }
         int n = Math.max(1, activeSenders.size());
-        long mbps = (long) (cfg.inboundCapacityBps * cfg.grantFraction / n / 1_000_000.0);
+        long mbps = (long) (cfg.inboundCapacityBps * cfg.grantFraction * (1 - rxCeAlpha / 2) / n / 1_000_000.0);
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, mbps));
     }
 

@@ -397,7 +397,7 @@ public final class QueuePair {
             p.ackDeadlineNs = nowNs + cfg.ackDelayNs;
         }
         if (op != Opcode.READ_RESP) {
-            engine.noteSenderActivity(this, nowNs);
+            engine.noteSenderActivity(this, nowNs, ecn == EngineConfig.ECN_CE);
         }
     }
 
