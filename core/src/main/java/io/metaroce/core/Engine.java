@@ -188,7 +188,7 @@ public final class Engine {
         counters.inc(Counter.RX_PACKETS);
         counters.add(Counter.RX_BYTES, Math.max(0, length));
         try {
-            int r = packet.check(seg, length);
+            int r = cfg.elidePayload ? packet.checkElided(seg, length) : packet.check(seg, length);
             if (r != Packet.OK) {
                 counters.inc(switch (r) {
                     case Packet.TRUNCATED -> Counter.DROP_TRUNCATED;
@@ -274,6 +274,14 @@ public final class Engine {
     /** Largest datagram this engine produces: headers, one MTU of payload and the CRC. */
     public int maxDatagramLength() {
         return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+    }
+
+    /**
+     * Bytes a transmit or receive buffer needs: {@link #maxDatagramLength()}, or with
+     * {@link EngineConfig#elidePayload} only the longest header and its CRC.
+     */
+    public int bufferLength() {
+        return cfg.elidePayload ? Packet.maxHeaderLength() : maxDatagramLength();
     }
 
     /**

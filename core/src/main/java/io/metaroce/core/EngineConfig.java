@@ -64,6 +64,13 @@ public final class EngineConfig {
     public double grantFraction = 0.95;
     /** A sender is active for grant purposes if it delivered data this recently. */
     public long activeSenderWindowNs = 100_000;
+    /**
+     * Simulation only: data packets carry their headers and declare their payload length, but the payload bytes
+     * are neither copied (out of or into registered memory) nor covered by the CRC, which then protects the
+     * headers alone. Every protocol decision is unchanged; memory contents are not transferred, so data cannot be
+     * verified. Lets a simulator run with packet buffers of {@link Engine#bufferLength()} bytes instead of an MTU.
+     */
+    public boolean elidePayload = false;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
     public static final int ECN_CE = 3;
 
@@ -111,6 +118,7 @@ public final class EngineConfig {
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
+        c.elidePayload = elidePayload;
         return c;
     }
 

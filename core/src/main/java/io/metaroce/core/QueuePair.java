@@ -468,10 +468,10 @@ public final class QueuePair {
         // Place straight into final memory (ORD-2), before the message's other packets if need be.
         if (op == Opcode.WRITE || op == Opcode.WRITE_IMM) {
             MemoryRegion mr = engine.regionByRkey(data.rkey());
-            if (payloadLen > 0) {
+            if (payloadLen > 0 && !cfg.elidePayload) {
                 MemorySegment.copy(seg, payloadOff, mr.segment(), data.va() - mr.address(), payloadLen);
             }
-        } else if (payloadLen > 0) {
+        } else if (payloadLen > 0 && !cfg.elidePayload) {
             MemoryRegion mr = rq.mrs[recvIdx];
             MemorySegment.copy(seg, payloadOff, mr.segment(), rq.offsets[recvIdx] + offset, payloadLen);
         }
@@ -583,7 +583,7 @@ public final class QueuePair {
             count(Counter.DUPLICATE_DATA);
             return ACCEPT_DUP;
         }
-        if (payloadLen > 0) {
+        if (payloadLen > 0 && !cfg.elidePayload) {
             MemorySegment.copy(seg, payloadOff, w.local.segment(), w.localOffset + offset, payloadLen);
         }
         add(Counter.RX_PAYLOAD_BYTES, payloadLen);
@@ -1223,7 +1223,8 @@ public final class QueuePair {
     }
 
     private int finishPacket(MemorySegment out, int len, Path p, int op, Transmit tx) {
-        int total = engine.packet.seal(out, len);
+        int total = cfg.elidePayload ? engine.packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
+                : engine.packet.seal(out, len);
         tx.peer = peer;
         tx.plane = p.plane;
         tx.pathId = p.id;
@@ -1415,7 +1416,7 @@ public final class QueuePair {
                 : (w.op == Opcode.WRITE || w.op == Opcode.WRITE_IMM) ? w.remoteVa + offset : 0;
         data.wrap(out, BaseHeader.LENGTH).msn(w.msn).messageLength(w.length).offset(offset).rkey(w.rkey).va(va)
                 .rsn(w.rsn).immediate(w.imm);
-        if (payload > 0) {
+        if (payload > 0 && !cfg.elidePayload) {
             MemorySegment.copy(w.local.segment(), w.localOffset + offset, out,
                     BaseHeader.LENGTH + DataHeader.LENGTH, payload);
         }

@@ -112,6 +112,9 @@ public final class MetaRoceTransport implements Transport {
         if (cfg.planes != fabric.planes()) {
             throw new IllegalArgumentException("engine planes " + cfg.planes + " != fabric planes " + fabric.planes());
         }
+        if (verify && cfg.elidePayload) {
+            throw new IllegalArgumentException("verify needs the payload: set engine.elidePayload=false");
+        }
         if (maxWrBytes < cfg.mtu) {
             throw new IllegalArgumentException("maxWrBytes " + maxWrBytes + " below the MTU " + cfg.mtu);
         }
@@ -157,9 +160,12 @@ public final class MetaRoceTransport implements Transport {
         return ec;
     }
 
-    /** Largest datagram engines with {@code cfg} produce: the packet pool capacity they need. */
+    /**
+     * Packet buffer bytes engines with {@code cfg} need: the packet pool capacity (the largest datagram, or only
+     * its headers with {@code elidePayload}).
+     */
     public static int maxDatagramLength(EngineConfig cfg) {
-        return new Engine(cfg, new SplittableRandom(0)).maxDatagramLength();
+        return new Engine(cfg, new SplittableRandom(0)).bufferLength();
     }
 
     private static void fillRandom(MemorySegment seg, SplittableRandom r) {

@@ -34,14 +34,16 @@ import java.util.SplittableRandom;
  *
  * <p>Arguments: {@code --k K} (8), {@code --flow-bytes B} (2,000,000), {@code --seed S} (1), {@code --paths P}
  * (16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
- * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time).
+ * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time),
+ * {@code --payload on|off} (off: the engines elide payload bytes, {@code EngineConfig.elidePayload}, as htsim
+ * carries none; on: every byte is copied and CRC-checked).
  */
 public final class SimBench {
     private SimBench() {
     }
 
     /** Benchmark parameters, from the command line. */
-    record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs) {
+    record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload) {
         static Params parse(String[] args) {
             int k = 8;
             long flowBytes = 2_000_000;
@@ -49,6 +51,7 @@ public final class SimBench {
             int paths = 16;
             int warmups = 1;
             long limitMs = 1_000;
+            boolean payload = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 if (i + 1 >= args.length) {
@@ -62,11 +65,16 @@ public final class SimBench {
                     case "--paths" -> paths = Integer.parseInt(v);
                     case "--warmups" -> warmups = Integer.parseInt(v);
                     case "--limit-ms" -> limitMs = Long.parseLong(v);
+                    case "--payload" -> payload = switch (v) {
+                        case "on" -> true;
+                        case "off" -> false;
+                        default -> throw new IllegalArgumentException("--payload takes on or off, got " + v);
+                    };
                     default -> throw new IllegalArgumentException("unknown option " + a
-                            + " (options: --k --flow-bytes --seed --paths --warmups --limit-ms)");
+                            + " (options: --k --flow-bytes --seed --paths --warmups --limit-ms --payload)");
                 }
             }
-            return new Params(k, flowBytes, seed, paths, warmups, limitMs);
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload);
         }
     }
 
@@ -74,7 +82,8 @@ public final class SimBench {
     public static void main(String[] args) {
         Params p = Params.parse(args);
         for (int w = 0; w < p.warmups(); w++) {
-            Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs()));
+            Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs(),
+                    p.payload()));
             b.run();
             System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
                     b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.hosts.length);
@@ -120,11 +129,12 @@ public final class SimBench {
             int n = fc.hosts;
             SplittableRandom master = new SplittableRandom(p.seed());
             EngineConfig ec = new EngineConfig().mtu(4086).paths(p.paths()).planes(1).txRateBps(fc.hostRateBps);
+            ec.elidePayload = !p.payload(); // htsim carries no payload either
             Engine[] engines = new Engine[n];
             for (int i = 0; i < n; i++) {
                 engines[i] = new Engine(ec, master.split());
             }
-            pool = new PacketPool(engines[0].maxDatagramLength());
+            pool = new PacketPool(engines[0].bufferLength());
             fabric = Fabric.build(fc, loop, pool, master.split());
             MemorySegment source = arena.allocate(p.flowBytes(), 64);
             SplittableRandom fill = master.split();

@@ -81,6 +81,55 @@ public final class Packet {
         return length + CRC_LENGTH;
     }
 
+    /**
+     * Seals a datagram whose payload is elided (simulation, {@code EngineConfig.elidePayload}): the headers fill
+     * {@code seg[0, length - payloadLength)}, the CRC32C of the headers follows them, and the returned wire length
+     * counts the payload as if it were there.
+     */
+    public int sealElided(MemorySegment seg, int length, int payloadLength) {
+        int headers = length - payloadLength;
+        Bytes.i32(seg, headers, crc32c(seg, headers));
+        return length + CRC_LENGTH;
+    }
+
+    /**
+     * Validates a datagram of wire length {@code length} whose payload is elided (see {@link #sealElided}): the
+     * headers and their CRC are in {@code seg}; the payload bytes are not. Same results as {@link #check}.
+     */
+    public int checkElided(MemorySegment seg, int length) {
+        if (length < MIN_LENGTH || seg.byteSize() < MIN_LENGTH) {
+            return TRUNCATED;
+        }
+        base.wrap(seg, 0);
+        int ext = Opcode.extensionLength(base.opcode());
+        int headers = BaseHeader.LENGTH + Math.max(0, ext);
+        if (seg.byteSize() < headers + CRC_LENGTH || length < headers + CRC_LENGTH) {
+            return TRUNCATED;
+        }
+        if (Bytes.i32(seg, headers) != crc32c(seg, headers)) {
+            return BAD_CRC;
+        }
+        if (base.version() != VERSION) {
+            return BAD_VERSION;
+        }
+        if (ext < 0) {
+            return BAD_OPCODE;
+        }
+        if (length != headers + base.payloadLength() + CRC_LENGTH) {
+            return BAD_LENGTH;
+        }
+        return OK;
+    }
+
+    /** The largest datagram without payload: base header, the longest extension, trailer. */
+    public static int maxHeaderLength() {
+        int ext = 0;
+        for (int op = 0; op < 256; op++) {
+            ext = Math.max(ext, Opcode.extensionLength(op));
+        }
+        return BaseHeader.LENGTH + ext + CRC_LENGTH;
+    }
+
     /** CRC32C (Castagnoli) of {@code seg[0, length)}. */
     public int crc32c(MemorySegment seg, int length) {
         if (!seg.isNative() && seg.heapBase().orElse(null) instanceof byte[] array) {
