@@ -64,6 +64,8 @@ public final class EngineConfig {
     public double grantFraction = 0.95;
     /** A sender is active for grant purposes if it delivered data this recently. */
     public long activeSenderWindowNs = 100_000;
+    /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
+    public Mutation mutation = Mutation.NONE;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
     public static final int ECN_CE = 3;
 
@@ -111,6 +113,7 @@ public final class EngineConfig {
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
+        c.mutation = mutation;
         return c;
     }
 

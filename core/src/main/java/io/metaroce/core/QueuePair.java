@@ -364,7 +364,7 @@ public final class QueuePair {
         int cls = p.rxClassify(psn);
         if (cls == 1) {
             count(Counter.DROP_DUPLICATE);
-            p.ackNow = true;
+            p.ackNow = cfg.mutation != Mutation.NO_DUPLICATE_ACK;
             ackWork = true;
             return;
         }
@@ -498,7 +498,7 @@ public final class QueuePair {
             count(Counter.DROP_NO_PERMISSION);
             return NakHeader.CODE_NO_PERMISSION;
         }
-        if (!mr.contains(va, len)) {
+        if (!mr.contains(va, len) && cfg.mutation != Mutation.NO_RKEY_BOUNDS_CHECK) {
             count(Counter.DROP_OUT_OF_BOUNDS);
             return NakHeader.CODE_OUT_OF_BOUNDS;
         }
@@ -692,7 +692,8 @@ public final class QueuePair {
         }
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
         if (p.anyAcked) {
-            for (int psn = p.floor; p.highestAcked - psn >= cfg.reorderThreshold; psn++) {
+            for (int psn = p.floor; p.highestAcked - psn >= cfg.reorderThreshold
+                    || cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
                 int i = psn & Path.MASK;
                 if (p.recState[i] == Path.INFLIGHT) {
                     declareLost(p, i, nowNs, 0);
@@ -751,6 +752,10 @@ public final class QueuePair {
         w.ackedCount++;
         if (w.ackedCount == w.segments && w.op != Opcode.READ_REQ) {
             finish(w, WcStatus.SUCCESS); // REL-1: every byte acknowledged means every byte placed
+            if (cfg.mutation == Mutation.COMPLETION_OUT_OF_ORDER && w.signaled) { // test-only defect
+                sendCq.push(w.wrId, w.status, w.wcOpcode(), w.length, 0, false, qpn);
+                w.signaled = false;
+            }
         }
     }
 
@@ -1210,10 +1215,14 @@ public final class QueuePair {
 
     private int emitAck(long nowNs, Path p, MemorySegment out, Transmit tx) {
         header(out, Opcode.ACK, 0, p, 0, 0, nowNs);
-        ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(p.rxCe).reserved(0)
+        ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum)
+                .ceCount(cfg.mutation == Mutation.NO_ECN_ECHO ? 0 : p.rxCe).reserved(0)
                 .echoTimestampNs(p.rxEchoTs).grantMbps(engine.grantMbps(this, nowNs)).rxMsn(inbound.retireMsn);
         for (int w = 0; w < 4; w++) {
             ack.sackWord(w, p.rxSackWord(w));
+        }
+        if (cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
+            ack.sackWord(0, ack.sackWord(0) << 1); // test-only defect
         }
         p.rxCe = 0;
         p.rxPending = 0;
