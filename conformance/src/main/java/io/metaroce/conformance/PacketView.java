@@ -18,7 +18,7 @@ import java.util.Map;
 
 /**
  * A datagram decoded field by field, for matching and for reports. PSN fields are relative to the initial PSN
- * of the direction they describe: data PSN and floor to the sender's, an ACK's cum PSN and a NAK's PSN to the
+ * of the direction they describe: data PSN and floor to the sender's (in unsequenced packets they are raw), an ACK's cum PSN and a NAK's PSN to the
  * data sender's (the ACK's receiver).
  */
 public final class PacketView {
@@ -50,8 +50,10 @@ public final class PacketView {
         fields.put("dqpn", b.destQpn() & 0xFFFF_FFFFL);
         fields.put("path", (long) b.pathId());
         fields.put("plen", (long) b.payloadLength());
-        fields.put("psn", (long) (b.psn() - (int) senderBase));
-        fields.put("floor", (long) (b.psnFloor() - (int) senderBase));
+        boolean seq = Opcode.isData(opcode) || opcode == Opcode.READ_REQ;
+        // PSN fields of unsequenced packets are shown as they are (WIRE-16: PSN 0, floor ignored)
+        fields.put("psn", seq ? (long) (b.psn() - (int) senderBase) : b.psn() & 0xFFFF_FFFFL);
+        fields.put("floor", seq ? (long) (b.psnFloor() - (int) senderBase) : b.psnFloor() & 0xFFFF_FFFFL);
         fields.put("sqpn", b.srcQpn() & 0xFFFF_FFFFL);
         fields.put("ts", b.timestampNs());
         int ext = Opcode.extensionLength(opcode);

@@ -60,11 +60,13 @@ public final class Runner {
     private static final class Seen {
         final Target.Captured c;
         final PacketView v;
+        final int index;
         boolean consumed;
 
-        Seen(Target.Captured c, PacketView v) {
+        Seen(Target.Captured c, PacketView v, int index) {
             this.c = c;
             this.v = v;
+            this.index = index;
         }
     }
 
@@ -142,7 +144,7 @@ public final class Runner {
         void pull() throws Target.TargetException {
             for (Target.Captured c : target.takeCaptured()) {
                 PacketView v = new PacketView(c.bytes(), s.iutPsn(), s.testerPsn());
-                seen.add(new Seen(c, v));
+                seen.add(new Seen(c, v, seen.size()));
                 trace.add(String.format("%10.3f us < %s", c.timeNs() / 1e3, v.summary()));
                 Map<String, Long> f = v.fields();
                 if (v.opcode() < 0 || !v.check().equals("OK")) {
@@ -361,8 +363,8 @@ public final class Runner {
         b.version((int) ctx.num(st, "ver", Packet.VERSION)).opcode(op).flags((int) ctx.num(st, "flags", flags))
                 .destQpn(dqpn).pathId(Opcode.isCm(op) ? 0 : path)
                 .payloadLength(payload.length)
-                .psn(seq ? (int) tb + psnRel : 0)
-                .psnFloor(seq ? (int) tb + ctx.txFloor.getOrDefault(path, 0) : 0)
+                .psn(seq ? (int) tb + psnRel : (int) ctx.num(st, "psn", 0))
+                .psnFloor(seq ? (int) tb + ctx.txFloor.getOrDefault(path, 0) : (int) ctx.num(st, "floor", 0))
                 .srcQpn(Opcode.isCm(op) ? cm.senderQpn()
                         : (int) ctx.num(st, "sqpn", TesterConstants.TESTER_QPN))
                 .timestampNs(ctx.num(st, "ts", ctx.now));
@@ -428,9 +430,11 @@ public final class Runner {
             }
         }
         Packet pk = new Packet();
-        pk.seal(seg, dglen - Packet.CRC_LENGTH);
-        int length = dglen;
-        if ("bad".equals(st.value("crc", null))) {
+        if (dglen >= Packet.CRC_LENGTH) {
+            pk.seal(seg, dglen - Packet.CRC_LENGTH);
+        }
+        int length = Math.max(0, dglen);
+        if ("bad".equals(st.value("crc", null)) && length > 0) {
             buf[length - 1] ^= 0x5A;
         }
         length = (int) Math.min(length, ctx.num(st, "cut", length));
@@ -582,6 +586,7 @@ public final class Runner {
             } else {
                 Long actual = switch (k) {
                     case "t" -> x.c.timeNs();
+                    case "n" -> (long) x.index;
                     case "plane" -> x.c.plane() < 0 ? null : (long) x.c.plane();
                     case "ecn" -> x.c.ecn() < 0 ? null : (long) x.c.ecn();
                     default -> x.v.fields().get(k);

@@ -34,6 +34,7 @@ class InProcessSuiteTest {
                 }
             }
         }
+        System.out.println(cases.size() + " cases run, " + failures.size() + " not passed");
         assertEquals(List.of(), failures, String.join("\n", failures));
     }
 }

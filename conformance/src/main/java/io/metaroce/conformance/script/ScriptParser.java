@@ -23,7 +23,7 @@ public final class ScriptParser {
     /** Fields an {@code expect} line may match. */
     public static final Set<String> EXPECT_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum", "sack",
-            "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "plane", "dglen", "ecn");
+            "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "n", "plane", "dglen", "ecn");
     private static final Map<String, Set<String>> KEYS = Map.ofEntries(
             Map.entry("send", SEND_KEYS),
             Map.entry("expect", EXPECT_KEYS),
