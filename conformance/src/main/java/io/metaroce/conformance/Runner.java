@@ -247,7 +247,7 @@ public final class Runner {
             case "fill" -> {
                 String mr = region(ctx, st.word(0, ""));
                 int len = (int) ctx.num(st, "len", ctx.setup.regions().get(mr).size());
-                ctx.target.writeMemory(mr, ctx.num(st, "off", 0), content(ctx, st, 0, len));
+                ctx.target.writeMemory(mr, ctx.num(st, "off", 0), content(ctx, st, ctx.num(st, "moff", 0), len));
             }
             case "check" -> check(ctx, st);
             case "drain" -> ctx.seen.forEach(x -> x.consumed = true);
@@ -653,7 +653,7 @@ public final class Runner {
                 long off = ctx.num(st, "off", 0);
                 int len = (int) ctx.num(st, "len", ctx.setup.regions().get(mr).size() - off);
                 byte[] got = ctx.target.readMemory(mr, off, len);
-                byte[] want = content(ctx, st, 0, len);
+                byte[] want = content(ctx, st, ctx.num(st, "moff", 0), len);
                 for (int i = 0; i < len; i++) {
                     if (got[i] != want[i]) {
                         throw new Failure(String.format("memory %s+%d: byte %d is 0x%02x, expected 0x%02x", mr, off,

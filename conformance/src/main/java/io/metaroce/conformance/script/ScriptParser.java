@@ -31,8 +31,8 @@ public final class ScriptParser {
             Map.entry("recv", Set.of("wr", "mr", "off", "len", "rc")),
             Map.entry("modify", Set.of("rc")),
             Map.entry("dereg", Set.of()),
-            Map.entry("fill", Set.of("off", "len", "pat", "fill")),
-            Map.entry("check", Set.of("wr", "status", "op", "len", "imm", "qpn", "off", "pat", "fill", "state",
+            Map.entry("fill", Set.of("off", "len", "pat", "fill", "moff")),
+            Map.entry("check", Set.of("wr", "status", "op", "len", "imm", "qpn", "off", "pat", "fill", "moff", "state",
                     "cwnd", "inflight", "srtt", "rto", "timeouts", "failures", "readmissions", "retransmits")),
             Map.entry("drain", Set.of()),
             Map.entry("wait", Set.of()));
