@@ -710,6 +710,34 @@ public final class Runner {
                     }
                 }
             }
+            case "sent" -> {
+                List<Integer> ops = new ArrayList<>();
+                boolean dataOnly = false;
+                for (String w : st.words().subList(1, st.words().size())) {
+                    if (w.equals("data")) {
+                        dataOnly = true;
+                    } else {
+                        ops.add(Values.opcode(ctx.s.file(), st.line(), w));
+                    }
+                }
+                Arg total = st.arg("total");
+                if (total == null) {
+                    throw ctx.err("check sent needs total=N");
+                }
+                List<Arg> matchers = st.args().stream().filter(a -> !a.key().equals("total")).toList();
+                Step filter = new Step(st.line(), null, "expect", List.of(), matchers, st.text());
+                long n = 0;
+                for (Seen x : ctx.seen) {
+                    if (opMatches(x, ops, dataOnly) && diffs(ctx, filter, x).stream().allMatch(
+                            CaseResult.FieldDiff::ok)) {
+                        n++;
+                    }
+                }
+                if (!matches(ctx, total, "total", n)) {
+                    throw new Failure("the IUT sent " + n + " " + st.words().subList(1, st.words().size())
+                            + " packet(s) matching, expected total=" + total.value());
+                }
+            }
             case "state" -> {
                 String s = ctx.target.qpState();
                 if (!s.equals(st.word(1, ""))) {

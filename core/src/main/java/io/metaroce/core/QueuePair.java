@@ -921,8 +921,12 @@ public final class QueuePair {
             count(Counter.DROP_MALFORMED);
             return;
         }
-        if (p.state != PathState.FAILED && p.state != PathState.PROBING || probe.probeId() != p.probeId) {
-            return; // a reply to a tail-loss probe, or to an older probe: nothing to do
+        if (p.state != PathState.FAILED && p.state != PathState.PROBING) {
+            return; // a reply to a tail-loss probe: nothing to do
+        }
+        if (probe.probeId() != p.probeId) {
+            count(Counter.DROP_MALFORMED); // PATH-10: a stale or duplicate reply
+            return;
         }
         p.probeId++; // each probe is answered once
         p.onRttSample(nowNs - probe.echoTimestampNs(), cfg.minRtoNs, cfg.maxRtoNs);

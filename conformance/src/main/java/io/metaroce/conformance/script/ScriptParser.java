@@ -108,7 +108,7 @@ public final class ScriptParser {
                         if (name != null) {
                             throw new ScriptException(file, ln, "second 'case' line (one case per file)");
                         }
-                        name = toks.get(1);
+                        name = toks.get(1).toLowerCase(Locale.ROOT).replace('_', '-');
                         caseLine = ln;
                         if (!name.matches("[a-z0-9][a-z0-9._-]*")) {
                             throw new ScriptException(file, ln, "case name must be lower-case [a-z0-9._-]: " + name);
@@ -252,7 +252,9 @@ public final class ScriptParser {
                 words.add(t);
                 continue;
             }
-            if (!keys.contains(a.key()) && !(cmd.equals("check") && a.key().matches("[A-Z_]+"))) {
+            boolean sent = cmd.equals("check") && !words.isEmpty() && words.get(0).equals("sent");
+            if (!keys.contains(a.key()) && !(cmd.equals("check") && a.key().matches("[A-Z_]+"))
+                    && !(sent && (EXPECT_KEYS.contains(a.key()) || a.key().equals("total")))) {
                 throw new ScriptException(file, ln, "'" + cmd + "' has no field '" + a.key() + "'");
             }
             if (a.value().isEmpty()) {
@@ -315,11 +317,12 @@ public final class ScriptParser {
                     case "counter" -> words.size() == 1;
                     case "state" -> words.size() == 2;
                     case "path" -> words.size() == 2;
+                    case "sent" -> words.size() >= 2;
                     default -> false;
                 };
                 if (!ok) {
                     throw new ScriptException(file, ln, "check needs: mem NAME | cq send|recv [empty] | counter "
-                            + "NAME=V... | state STATE | path N field=V...");
+                            + "NAME=V... | state STATE | sent OP... total=N | path N field=V...");
                 }
             }
             default -> {
