@@ -442,11 +442,14 @@ public final class Runner {
         int repeat = (int) ctx.num(st, "repeat", 1);
         byte[] dgram = Arrays.copyOf(buf, length);
         PacketView v = new PacketView(dgram, ctx.s.testerPsn(), ctx.s.iutPsn());
-        for (int i = 0; i < repeat; i++) {
-            ctx.trace.add(String.format("%10.3f us > %s%s", ctx.now / 1e3, v.summary(), ecn == 3 ? " [CE]" : ""));
+        ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), ecn == 3 ? " [CE]" : "",
+                repeat > 1 ? " x" + repeat : ""));
+        if (repeat > 1) {
+            ctx.target.injectBurst(dgram, length, ecn, repeat);
+        } else {
             ctx.target.inject(dgram, length, ecn);
-            ctx.pull();
         }
+        ctx.pull();
     }
 
     // ------------------------------------------------------------------------------------------- expect
