@@ -979,12 +979,12 @@ public final class QueuePair {
             if (p.probeDeadlineNs < d) {
                 d = p.probeDeadlineNs;
             }
-            if (dataWaiting && sendable(p) && windowOpen(p) && p.nextSendNs < d) {
-                d = p.nextSendNs;
+            // An eligible path may send at its own pacing time, but not before the QP-wide grant allows (HINT-3):
+            // a deadline at which nothing can be sent would have the driver call us in a loop.
+            long ready = grantBps > 0 ? Math.max(p.nextSendNs, nextSendNs) : p.nextSendNs;
+            if (dataWaiting && sendable(p) && windowOpen(p) && ready < d) {
+                d = ready;
             }
-        }
-        if (dataWaiting && grantBps > 0 && nextSendNs < d) {
-            d = nextSendNs;
         }
         if (probeThrottled && engine.nextProbeTokenNs() < d) {
             d = engine.nextProbeTokenNs();
