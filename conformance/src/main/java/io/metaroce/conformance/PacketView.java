@@ -106,6 +106,14 @@ public final class PacketView {
         } else if (Opcode.isCm(opcode)) {
             java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(bytes);
             fields.put("cid", bb.getLong(off + CmHeader.CONNECTION_ID));
+            fields.put("cqpn", bb.getInt(off + CmHeader.SENDER_QPN) & 0xFFFF_FFFFL);
+            fields.put("pqpn", bb.getInt(off + CmHeader.PEER_QPN) & 0xFFFF_FFFFL);
+            fields.put("ipsn", bb.getInt(off + CmHeader.INITIAL_PSN) & 0xFFFF_FFFFL);
+            fields.put("mtu", (long) (bb.getShort(off + CmHeader.MTU) & 0xFFFF));
+            fields.put("paths", (long) (bb.getShort(off + CmHeader.PATHS) & 0xFFFF));
+            fields.put("caps", bb.getInt(off + CmHeader.CAPABILITIES) & 0xFFFF_FFFFL);
+            fields.put("port", (long) (bb.getShort(off + CmHeader.UDP_PORT) & 0xFFFF));
+            fields.put("planes", (long) (bb.get(off + CmHeader.PLANE_COUNT) & 0xFF));
             fields.put("reason", (long) (bb.get(off + CmHeader.REASON) & 0xFF));
         }
         int pl = b.payloadLength();

@@ -165,8 +165,36 @@ public final class Runner {
         }
     }
 
-    /** Runs {@code s} on {@code target}. Never throws: problems become FAIL or ERROR results. */
+    /**
+     * Runs {@code s} on {@code target}. Never throws: problems become FAIL or ERROR results. A {@code rerun}
+     * case runs twice and fails if the IUT's output (every datagram and its time) differs between the runs.
+     */
     public CaseResult run(Script s, Target target) {
+        CaseResult first = runOnce(s, target);
+        if (!s.rerun() || first.status() != CaseResult.Status.PASS) {
+            return first;
+        }
+        CaseResult second = runOnce(s, target);
+        if (second.status() != CaseResult.Status.PASS) {
+            return second;
+        }
+        List<String> a = first.trace().stream().filter(l -> l.contains(" < ")).toList();
+        List<String> b = second.trace().stream().filter(l -> l.contains(" < ")).toList();
+        if (!a.equals(b)) {
+            int i = 0;
+            while (i < Math.min(a.size(), b.size()) && a.get(i).equals(b.get(i))) {
+                i++;
+            }
+            return new CaseResult(s.name(), s.file(), s.section(), s.title(), s.ids(), s.level(),
+                    CaseResult.Status.FAIL, "the same inputs gave different outputs (VERBS-18); first difference at "
+                    + "datagram " + i + ": " + (i < a.size() ? a.get(i) : "(none)") + " vs "
+                    + (i < b.size() ? b.get(i) : "(none)"), 0, List.of(), Map.of(), second.trace(),
+                    first.millis() + second.millis());
+        }
+        return second;
+    }
+
+    private CaseResult runOnce(Script s, Target target) {
         long t0 = System.nanoTime();
         Ctx ctx = new Ctx(s, target);
         for (String cap : s.requires()) {
@@ -426,7 +454,11 @@ public final class Runner {
                 if (kv.length != 2) {
                     throw ctx.err("setb wants OFFSET:VALUE[,OFFSET:VALUE]");
                 }
-                buf[(int) ctx.eval(kv[0], "setb")] = (byte) ctx.eval(kv[1], "setb");
+                int at = (int) ctx.eval(kv[0], "setb");
+                if (at < 0 || at >= dglen - Packet.CRC_LENGTH) {
+                    throw ctx.err("setb offset " + at + " outside the datagram before its CRC (" + dglen + " bytes)");
+                }
+                buf[at] = (byte) ctx.eval(kv[1], "setb");
             }
         }
         Packet pk = new Packet();
@@ -444,7 +476,9 @@ public final class Runner {
         PacketView v = new PacketView(dgram, ctx.s.testerPsn(), ctx.s.iutPsn());
         ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), ecn == 3 ? " [CE]" : "",
                 repeat > 1 ? " x" + repeat : ""));
-        if (repeat > 1) {
+        if ("stranger".equals(st.value("from", null))) {
+            ctx.target.injectFromStranger(dgram, length);
+        } else if (repeat > 1) {
             ctx.target.injectBurst(dgram, length, ecn, repeat);
         } else {
             ctx.target.inject(dgram, length, ecn);

@@ -20,10 +20,12 @@ import java.util.Map;
  * @param regions  memory regions registered at the IUT before the steps
  * @param steps    the timed steps
  * @param line     line of the {@code case} directive
+ * @param rerun    run the case twice and require bit-identical output (VERBS-18)
  */
 public record Script(String name, String file, String section, String title, List<String> ids, String level,
                      List<String> requires, Map<String, String> config, long iutPsn, long testerPsn,
-                     String qpState, List<Region> regions, List<Step> steps, int line) {
+                     String qpState, List<Region> regions, List<Step> steps, int line,
+                     boolean rerun) {
 
     /** A memory region of the set-up: {@code mr NAME size=N access=FLAGS [pd=other]}. */
     public record Region(String name, int size, int access, boolean otherPd) {

@@ -19,11 +19,12 @@ public final class ScriptParser {
     public static final Set<String> SEND_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "seg", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum",
             "sack", "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "cid", "pqpn", "ipsn", "mtu", "paths",
-            "caps", "port", "planes", "reason", "family", "resv", "ecn", "dglen", "cut", "setb", "crc", "repeat");
+            "caps", "port", "planes", "reason", "family", "resv", "ecn", "dglen", "cut", "setb", "crc", "repeat", "from");
     /** Fields an {@code expect} line may match. */
     public static final Set<String> EXPECT_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum", "sack",
-            "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "n", "plane", "dglen", "ecn");
+            "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "n", "plane", "dglen", "ecn", "cid", "cqpn", "pqpn", "ipsn", "mtu", "paths", "caps", "port", "planes",
+            "reason");
     private static final Map<String, Set<String>> KEYS = Map.ofEntries(
             Map.entry("send", SEND_KEYS),
             Map.entry("expect", EXPECT_KEYS),
@@ -37,7 +38,7 @@ public final class ScriptParser {
             Map.entry("drain", Set.of()),
             Map.entry("wait", Set.of()));
     private static final Set<String> HEADER = Set.of("case", "ids", "level", "title", "param", "config", "psn",
-            "mr", "qp", "requires");
+            "mr", "qp", "requires", "rerun");
 
     private ScriptParser() {
     }
@@ -88,6 +89,7 @@ public final class ScriptParser {
         long iutPsn = 0x1000;
         long testerPsn = 0x5000;
         String qpState = "RTS";
+        boolean rerun = false;
         List<Script.Region> regions = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < lines.length; i++) {
@@ -132,6 +134,7 @@ public final class ScriptParser {
                     }
                     case "title" -> title = text.trim().substring(5).trim();
                     case "param" -> { }
+                    case "rerun" -> rerun = true;
                     case "requires" -> requires.addAll(toks.subList(1, toks.size()));
                     case "config" -> {
                         for (String t : toks.subList(1, toks.size())) {
@@ -185,7 +188,7 @@ public final class ScriptParser {
             throw new ScriptException(file, caseLine, "case " + name + " has no steps");
         }
         return new Script(name, file, section, title, List.copyOf(ids), level, List.copyOf(requires),
-                Map.copyOf(config), iutPsn, testerPsn, qpState, List.copyOf(regions), List.copyOf(steps), caseLine);
+                Map.copyOf(config), iutPsn, testerPsn, qpState, List.copyOf(regions), List.copyOf(steps), caseLine, rerun);
     }
 
     private static Script.Region region(String file, int ln, List<String> toks) {
@@ -260,7 +263,7 @@ public final class ScriptParser {
             if (a.value().isEmpty()) {
                 throw new ScriptException(file, ln, "empty value for '" + a.key() + "'");
             }
-            if (!a.value().startsWith("?") && !a.key().equals("setb") && !a.key().equals("crc")
+            if (!a.value().startsWith("?") && !a.key().equals("setb") && !a.key().equals("crc") && !a.key().equals("from")
                     && !a.key().equals("rc")) {
                 Values.checkSyntax(file, ln, a.value());
             }
