@@ -162,10 +162,11 @@ public final class ScriptParser {
                         }
                     }
                     case "qp" -> {
-                        need(file, ln, toks, 2, "qp RESET|INIT|RTR|RTS");
+                        need(file, ln, toks, 2, "qp RESET|INIT|RTR|RTS|LISTEN|CONNECT");
                         qpState = toks.get(1).toUpperCase(Locale.ROOT);
-                        if (!Set.of("RESET", "INIT", "RTR", "RTS").contains(qpState)) {
-                            throw new ScriptException(file, ln, "qp state must be RESET, INIT, RTR or RTS");
+                        if (!Set.of("RESET", "INIT", "RTR", "RTS", "LISTEN", "CONNECT").contains(qpState)) {
+                            throw new ScriptException(file, ln, "qp state must be RESET, INIT, RTR, RTS, LISTEN or "
+                                    + "CONNECT");
                         }
                     }
                     case "mr" -> regions.add(region(file, ln, toks));
@@ -259,6 +260,9 @@ public final class ScriptParser {
             if (!keys.contains(a.key()) && !(cmd.equals("check") && a.key().matches("[A-Z_]+"))
                     && !(sent && (EXPECT_KEYS.contains(a.key()) || a.key().equals("total")))) {
                 throw new ScriptException(file, ln, "'" + cmd + "' has no field '" + a.key() + "'");
+            }
+            if (cmd.equals("send") && args.stream().anyMatch(x -> a.key().equals(x.key()))) {
+                throw new ScriptException(file, ln, "field '" + a.key() + "' set twice");
             }
             if (a.value().isEmpty()) {
                 throw new ScriptException(file, ln, "empty value for '" + a.key() + "'");
