@@ -3,6 +3,7 @@
 module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.net;
+    requires io.metaroce.conformance;
     requires info.picocli;
     requires HdrHistogram;
     opens io.metaroce.cli to info.picocli;

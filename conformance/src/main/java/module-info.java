@@ -5,4 +5,5 @@ module io.metaroce.conformance {
     exports io.metaroce.conformance;
     exports io.metaroce.conformance.script;
     exports io.metaroce.conformance.target;
+    exports io.metaroce.conformance.agent;
 }

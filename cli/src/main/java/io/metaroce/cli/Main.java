@@ -14,6 +14,7 @@ import java.util.Properties;
         description = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport for lossy "
                 + "Ethernet (independent; its own wire format v1; not affiliated with Meta).",
         subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
+                ConformanceCommand.class, AgentCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

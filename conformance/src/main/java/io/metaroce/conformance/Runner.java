@@ -33,6 +33,8 @@ import java.util.Map;
 public final class Runner {
     /** Tolerance added to timing windows when the target's times are not exact (remote), ns. */
     private final long toleranceNs;
+    /** How many tolerances an {@code expect} waits for a packet that has not arrived yet (remote targets). */
+    private static final int WAIT_FACTOR = 5;
 
     /** A runner whose timing windows widen by {@code toleranceNs} on targets without exact time. */
     public Runner(long toleranceNs) {
@@ -513,7 +515,8 @@ public final class Runner {
             }
             return;
         }
-        long deadline = ctx.now + (ctx.exact ? 0 : toleranceNs);
+        // remote: a packet not there yet may still be on its way; wait for it (longer than the timing tolerance)
+        long deadline = ctx.now + (ctx.exact ? 0 : WAIT_FACTOR * toleranceNs);
         while (true) {
             Seen best = null;
             List<CaseResult.FieldDiff> bestDiffs = null;
@@ -668,11 +671,12 @@ public final class Runner {
             String[] r = part.split("\\.\\.");
             long lo = ctx.eval(r[0], k);
             long hi = r.length > 1 ? ctx.eval(r[1], k) : lo;
-            if (k.equals("t") && !ctx.exact) {
+            boolean widen = k.equals("t") && !ctx.exact;
+            if (widen) {
                 lo -= toleranceNs;
                 hi += toleranceNs;
             }
-            if (r.length > 1) {
+            if (r.length > 1 || widen) {
                 any |= actual >= lo && actual <= hi;
             } else {
                 any |= wide ? actual == lo : (int) actual == (int) lo;
@@ -763,12 +767,21 @@ public final class Runner {
                 }
                 List<Arg> matchers = st.args().stream().filter(a -> !a.key().equals("total")).toList();
                 Step filter = new Step(st.line(), null, "expect", List.of(), matchers, st.text());
-                long n = 0;
-                for (Seen x : ctx.seen) {
-                    if (opMatches(x, ops, dataOnly) && diffs(ctx, filter, x).stream().allMatch(
-                            CaseResult.FieldDiff::ok)) {
-                        n++;
+                long n;
+                long deadline = ctx.now + (ctx.exact ? 0 : toleranceNs);
+                while (true) {
+                    n = 0;
+                    for (Seen x : ctx.seen) {
+                        if (opMatches(x, ops, dataOnly) && diffs(ctx, filter, x).stream().allMatch(
+                                CaseResult.FieldDiff::ok)) {
+                            n++;
+                        }
                     }
+                    if (matches(ctx, total, "total", n) || ctx.exact || ctx.target.now() >= deadline) {
+                        break;
+                    }
+                    ctx.target.advanceTo(Math.min(deadline, ctx.target.now() + 50_000)); // remote: still arriving
+                    ctx.pull();
                 }
                 if (!matches(ctx, total, "total", n)) {
                     throw new Failure("the IUT sent " + n + " " + st.words().subList(1, st.words().size())
