@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Remote mode: the whole suite (MUST and SHOULD) against our own agent over loopback UDP, through the agent
  * control protocol, on the wall clock (time scaled x100). Cases needing what a remote target cannot offer (exact
- * virtual time, ECN marks seen by a Java socket, bursts, a CM) are skipped; everything else passes.
+ * virtual time, ECN marks seen by a Java socket, bursts, a CM) are skipped; everything else passes (a case that
+ * fails is retried once, since a shared machine can stall the wall clock; a retried pass is printed as flaky).
  */
 class RemoteSuiteTest {
     @Test
@@ -34,8 +35,17 @@ class RemoteSuiteTest {
                 }
             });
             try (RemoteTarget target = new RemoteTarget(agent.controlAddress(), "127.0.0.1", 100)) {
-                run = SuiteRun.run(cases, target, new Runner(2_000_000), true, r -> {
+                Runner runner = new Runner(2_000_000);
+                run = SuiteRun.run(cases, target, runner, true, r -> {
                     if (r.failed()) {
+                        // The wall clock of a shared CI machine can stall the agent for tens of ms: a case that
+                        // fails is run once more and counts as failed only if it fails again (reported as flaky).
+                        Script again = cases.stream().filter(c -> c.name().equals(r.name())).findFirst().orElseThrow();
+                        CaseResult second = runner.run(again, target);
+                        if (!second.failed()) {
+                            System.out.println("remote: flaky (passed on retry): " + r.name() + ": " + r.message());
+                            return;
+                        }
                         StringBuilder sb = new StringBuilder(r.status() + " " + r.name() + " (" + r.file() + ":"
                                 + r.line() + "): " + r.message());
                         r.diffs().stream().filter(d -> !d.ok()).forEach(d -> sb.append("\n      ").append(d));
