@@ -4,6 +4,7 @@ module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.net;
     requires io.metaroce.sim;
+    requires io.metaroce.conformance;
     requires info.picocli;
     requires HdrHistogram;
     opens io.metaroce.cli to info.picocli;

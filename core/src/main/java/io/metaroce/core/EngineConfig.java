@@ -71,6 +71,8 @@ public final class EngineConfig {
      * verified. Lets a simulator run with packet buffers of {@link Engine#bufferLength()} bytes instead of an MTU.
      */
     public boolean elidePayload = false;
+    /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
+    public Mutation mutation = Mutation.NONE;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
     public static final int ECN_CE = 3;
 
@@ -119,6 +121,7 @@ public final class EngineConfig {
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
+        c.mutation = mutation;
         return c;
     }
 

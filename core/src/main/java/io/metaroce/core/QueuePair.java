@@ -364,7 +364,7 @@ public final class QueuePair {
         int cls = p.rxClassify(psn);
         if (cls == 1) {
             count(Counter.DROP_DUPLICATE);
-            p.ackNow = true;
+            p.ackNow = cfg.mutation != Mutation.NO_DUPLICATE_ACK;
             ackWork = true;
             return;
         }
@@ -498,7 +498,7 @@ public final class QueuePair {
             count(Counter.DROP_NO_PERMISSION);
             return NakHeader.CODE_NO_PERMISSION;
         }
-        if (!mr.contains(va, len)) {
+        if (!mr.contains(va, len) && cfg.mutation != Mutation.NO_RKEY_BOUNDS_CHECK) {
             count(Counter.DROP_OUT_OF_BOUNDS);
             return NakHeader.CODE_OUT_OF_BOUNDS;
         }
@@ -709,7 +709,8 @@ public final class QueuePair {
         }
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
         if (p.anyAcked) {
-            for (int psn = p.floor; p.highestAcked - psn >= cfg.reorderThreshold; psn++) {
+            for (int psn = p.floor; p.highestAcked - psn >= cfg.reorderThreshold
+                    || cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
                 int i = psn & Path.MASK;
                 if (p.recState[i] == Path.INFLIGHT) {
                     declareLost(p, i, nowNs, 0);
@@ -768,6 +769,10 @@ public final class QueuePair {
         w.ackedCount++;
         if (w.ackedCount == w.segments && w.op != Opcode.READ_REQ) {
             finish(w, WcStatus.SUCCESS); // REL-1: every byte acknowledged means every byte placed
+            if (cfg.mutation == Mutation.COMPLETION_OUT_OF_ORDER && w.signaled) { // test-only defect
+                sendCq.push(w.wrId, w.status, w.wcOpcode(), w.length, 0, false, qpn);
+                w.signaled = false;
+            }
         }
     }
 
@@ -935,8 +940,12 @@ public final class QueuePair {
             count(Counter.DROP_MALFORMED);
             return;
         }
-        if (p.state != PathState.FAILED && p.state != PathState.PROBING || probe.probeId() != p.probeId) {
-            return; // a reply to a tail-loss probe, or to an older probe: nothing to do
+        if (p.state != PathState.FAILED && p.state != PathState.PROBING) {
+            return; // a reply to a tail-loss probe: nothing to do
+        }
+        if (probe.probeId() != p.probeId) {
+            count(Counter.DROP_MALFORMED); // PATH-10: a stale or duplicate reply
+            return;
         }
         p.probeId++; // each probe is answered once
         p.onRttSample(nowNs - probe.echoTimestampNs(), cfg.minRtoNs, cfg.maxRtoNs);
@@ -972,7 +981,6 @@ public final class QueuePair {
         }
         long d = Engine.NO_DEADLINE;
         boolean dataWaiting = state == QpState.RTS && hasDataToSend();
-        boolean anyWindowOpen = false;
         for (Path p : paths) {
             if (p.rxPending > 0 && p.ackDeadlineNs < d) {
                 d = p.ackDeadlineNs;
@@ -990,17 +998,12 @@ public final class QueuePair {
             if (p.probeDeadlineNs < d) {
                 d = p.probeDeadlineNs;
             }
-            if (dataWaiting && sendable(p) && windowOpen(p)) {
-                anyWindowOpen = true;
-                if (p.nextSendNs < d) {
-                    d = p.nextSendNs;
-                }
+            // An eligible path may send at its own pacing time, but not before the QP-wide grant allows (HINT-3):
+            // a deadline at which nothing can be sent would have the driver call us in a loop.
+            long ready = grantBps > 0 ? Math.max(p.nextSendNs, nextSendNs) : p.nextSendNs;
+            if (dataWaiting && sendable(p) && windowOpen(p) && ready < d) {
+                d = ready;
             }
-        }
-        // HINT-3 pacing matters only when some path could send; otherwise an ACK reopens a window and re-arms
-        // (a deadline at nextSendNs with every window closed would wake the QP for nothing, over and over).
-        if (dataWaiting && anyWindowOpen && grantBps > 0 && nextSendNs < d) {
-            d = nextSendNs;
         }
         if (probeThrottled && engine.nextProbeTokenNs() < d) {
             d = engine.nextProbeTokenNs();
@@ -1238,10 +1241,14 @@ public final class QueuePair {
 
     private int emitAck(long nowNs, Path p, MemorySegment out, Transmit tx) {
         header(out, Opcode.ACK, 0, p, 0, 0, nowNs);
-        ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(p.rxCe).reserved(0)
+        ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum)
+                .ceCount(cfg.mutation == Mutation.NO_ECN_ECHO ? 0 : p.rxCe).reserved(0)
                 .echoTimestampNs(p.rxEchoTs).grantMbps(engine.grantMbps(this, nowNs)).rxMsn(inbound.retireMsn);
         for (int w = 0; w < 4; w++) {
             ack.sackWord(w, p.rxSackWord(w));
+        }
+        if (cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
+            ack.sackWord(0, ack.sackWord(0) << 1); // test-only defect
         }
         p.rxCe = 0;
         p.rxPending = 0;

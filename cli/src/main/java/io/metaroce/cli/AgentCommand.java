@@ -1,0 +1,53 @@
+package io.metaroce.cli;
+
+import io.metaroce.conformance.agent.Agent;
+import io.metaroce.core.Mutation;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Callable;
+
+/** {@code metaroce agent}: serves the conformance agent protocol for our engine, so a tester can drive it. */
+@Command(name = "agent", mixinStandardHelpOptions = true,
+        description = "Runs the conformance agent: our core engine on a UDP socket, driven by the wall clock and "
+                + "controlled by a tester (`metaroce conformance run --target HOST:PORT`) through the protocol of "
+                + "docs/conformance/AGENT-PROTOCOL.md.")
+public final class AgentCommand implements Callable<Integer> {
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4800",
+            description = "Control address (default ${DEFAULT-VALUE}).")
+    String listen;
+    @Option(names = "--data-port", paramLabel = "PORT", defaultValue = "0",
+            description = "Datapath UDP port on the same host; 0 picks a free one (default ${DEFAULT-VALUE}).")
+    int dataPort;
+    @Option(names = "--mutation", paramLabel = "NAME", defaultValue = "NONE", hidden = true,
+            description = "Serve a deliberately broken engine (testing the suite).")
+    Mutation mutation;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public AgentCommand() {
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter o = spec.commandLine().getOut();
+        int colon = listen.lastIndexOf(':');
+        if (colon <= 0) {
+            spec.commandLine().getErr().println("agent: --listen wants HOST:PORT, got " + listen);
+            return 2;
+        }
+        InetSocketAddress addr = new InetSocketAddress(listen.substring(0, colon),
+                Integer.parseInt(listen.substring(colon + 1)));
+        try (Agent agent = new Agent(addr, dataPort, mutation)) {
+            o.println("metaroce agent: control " + agent.controlAddress() + ", datapath " + agent.dataAddress()
+                    + " (protocol v" + Agent.PROTOCOL_VERSION + "; engine on the wall clock)");
+            o.flush();
+            agent.serve();
+        }
+        return 0;
+    }
+}
