@@ -90,8 +90,8 @@ public final class DemoCommand implements Callable<Integer> {
         if (simHosts != 0) {
             System.out.printf(Locale.ROOT, "%n3) Simulated fabric (virtual time, seed %d): MetaRoCE vs RoCEv2, "
                     + "%d hosts (4 per leaf, 4 spines, 4 planes of 100 Gb/s), permutation of %d MiB per flow, "
-                    + "random loss on every link; RoCEv2 with PFC and DCQCN as deployed, MetaRoCE with minRto 50 us; goodput "
-                    + "summed over all flows, FCT per flow%n%n", seed, simHosts, simMib);
+                    + "random loss on every link; RoCEv2 with PFC and DCQCN as deployed, MetaRoCE with minRto "
+                    + "50 us; goodput summed over all flows, FCT per flow%n%n", seed, simHosts, simMib);
             simOk = SimDemo.run(simHosts, (long) simMib << 20, new double[] {0, 0.01}, seed, System.out).ok();
         }
         return allCorrect && loopbackOk && simOk ? 0 : 1;
