@@ -47,7 +47,11 @@ class ConformanceCommandTest {
     void coverageAndListAndBadSelection() {
         StringWriter out = new StringWriter();
         assertEquals(0, run(out, "conformance", "coverage"));
-        assertTrue(out.toString().contains("165 of 165 behaviour IDs covered"), out.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) of (\\d+) behaviour IDs covered")
+                .matcher(out.toString());
+        assertTrue(m.find(), out.toString());
+        assertEquals(m.group(2), m.group(1), "every behaviour ID covered: " + out);
+        assertTrue(Integer.parseInt(m.group(2)) >= 165, out.toString());
         StringWriter list = new StringWriter();
         assertEquals(0, run(list, "conformance", "list", "--section", "SACK-10"));
         assertTrue(list.toString().contains("sack-floor-check-floor-above-psn"), list.toString());

@@ -17,6 +17,8 @@ public enum Counter {
     SACK_GAPS,
     /** Packets declared lost by a tail-loss probe's answer (RTO-8). */
     TAIL_LOSSES,
+    /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
+    RACK_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
     ECN_ECHOES,
     /** CE-marked data packets received. */

@@ -72,6 +72,8 @@ public final class Path {
     long tlpAtNs;
     /** RTO-8: a tail-loss probe is out and its answer not yet seen. */
     boolean tlpCheck;
+    /** REL-14: packets of this path declared lost by a later packet's ACK since its last progress. */
+    int rackStreak;
     long failedSinceNs;
 
     // ---- receiver side (reverse direction) ----
@@ -140,6 +142,7 @@ public final class Path {
         probeDue = false;
         tlpSent = false;
         tlpCheck = false;
+        rackStreak = 0;
         rtoUndoArmed = false;
         lastCeNs = Long.MIN_VALUE;
     }

@@ -44,6 +44,15 @@ public final class QueuePair {
     private final int qpn;
     final Counters counters = new Counters();
     private final Path[] paths;
+    /** REL-14: send time of the most recently sent packet acknowledged so far, on any path. */
+    private long rackSentNs;
+    private boolean rackValid;
+    /** REL-14: losses a path may take this way in a row, without progress, before only its RTO speaks. */
+    private static final int RACK_STREAK_LIMIT = 4;
+    /** REL-14: multiplier of the reordering window, doubled on each loss proven spurious (up to 64). */
+    private int rackScale = 1;
+    /** REL-14: when a packet reordered past the window becomes overdue (NO_DEADLINE: none). */
+    private long rackTimerNs = Engine.NO_DEADLINE;
     private final OutQueue sq;
     private final OutQueue rsq;
     private final RetransmitQueue retx = new RetransmitQueue();
@@ -165,6 +174,8 @@ public final class QueuePair {
         requireState(QpState.RTR, "RTS");
         for (Path p : paths) {
             p.resetTx(localInitialPsn, cfg.initialRtoNs);
+            rackValid = false;
+            rackTimerNs = Engine.NO_DEADLINE;
             cc.onStart(p);
         }
         allFailedSinceNs = Engine.NO_DEADLINE;
@@ -390,7 +401,17 @@ public final class QueuePair {
         boolean gap = p.rxAccept(psn);
         p.rxEchoTs = base.timestampNs();
         p.rxPending++;
-        if (gap || (base.flags() & BaseHeader.FLAG_ACK_REQ) != 0 || p.rxPending >= cfg.ackEvery) {
+        if ((base.flags() & BaseHeader.FLAG_ACK_REQ) != 0) {
+            // ACK-10: the end of a message (or a resend): every path's held-back ACK goes now, so the sender
+            // learns the message's fate at once instead of an ackDelay later on the other paths
+            for (Path q : paths) {
+                if (q.rxPending > 0) {
+                    q.ackNow = true;
+                }
+            }
+            p.ackNow = true;
+            ackWork = true;
+        } else if (gap || p.rxPending >= cfg.ackEvery) {
             p.ackNow = true;
             ackWork = true;
         } else if (p.ackDeadlineNs == Engine.NO_DEADLINE) {
@@ -641,6 +662,8 @@ public final class QueuePair {
         long w3 = ack.sackWord(3);
         int newlyPackets = 0;
         long newlyBytes = 0;
+        long newestAckedSentNs = rackSentNs;
+        boolean ackedAny = false;
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             byte st = p.recState[i];
@@ -660,6 +683,13 @@ public final class QueuePair {
             }
             if (!acked) {
                 continue;
+            }
+            if (!ackedAny && !rackValid || p.recSentNs[i] - newestAckedSentNs > 0) {
+                newestAckedSentNs = p.recSentNs[i];
+            }
+            ackedAny = true;
+            if (st == Path.LOST && rackScale < 64) {
+                rackScale *= 2; // REL-14: the original arrived after all; a wider reordering window from now on
             }
             if (st == Path.INFLIGHT) {
                 p.inflightBytes -= p.recBytes[i];
@@ -686,6 +716,7 @@ public final class QueuePair {
             p.backoff = 0;
             p.consecutiveTimeouts = 0;
             p.tlpSent = false;
+            p.rackStreak = 0;
             if (p.state == PathState.SUSPECT) {
                 p.state = PathState.ACTIVE;
             }
@@ -705,6 +736,8 @@ public final class QueuePair {
             }
             if (lost) {
                 cc.onLoss(p, nowNs);
+                p.tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
+                p.lastProgressNs = nowNs;
             }
         }
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
@@ -724,8 +757,73 @@ public final class QueuePair {
         if (newlyPackets > 0) {
             cc.onAck(p, newlyPackets, newlyBytes, ce, nowNs);
         }
+        if (ackedAny && (!rackValid || newestAckedSentNs - rackSentNs > 0)) {
+            rackSentNs = newestAckedSentNs;
+            rackValid = true;
+            rackDetect(nowNs);
+        }
         retireSends();
         retireResponses();
+    }
+
+    /**
+     * REL-14 (after RACK): a packet still in flight on any path that was sent more than the reordering window
+     * before the newest packet acknowledged so far (on any path) is lost. Per path, PSN order is send order, so
+     * each path is walked from its floor only while its packets are old enough.
+     */
+    private void rackDetect(long nowNs) {
+        rackTimerNs = Engine.NO_DEADLINE;
+        long minRtt = Long.MAX_VALUE;
+        long srttHi = 0;
+        for (Path q : paths) {
+            if (q.minRttNs > 0) {
+                minRtt = Math.min(minRtt, q.minRttNs);
+                srttHi = Math.max(srttHi, q.srttNs);
+            }
+        }
+        if (minRtt == Long.MAX_VALUE) {
+            return; // no RTT sample yet: no notion of "too old"
+        }
+        // a delayed ACK on one path and different queues on different paths reorder ACKs legitimately
+        // the window covers the largest queueing delay seen on any path (slowest smoothed RTT over the fastest
+        // unloaded one): packets sprayed over paths with different queues are legitimately reordered by that much
+        long window = cfg.ackDelayNs + Math.max(minRtt / 4, srttHi - minRtt) * rackScale;
+        long limit = rackSentNs - window;
+        for (Path q : paths) {
+            if (q.state != PathState.ACTIVE || q.rackStreak >= RACK_STREAK_LIMIT) {
+                continue; // a path that keeps losing without progress is left to its RTO: that is how it fails
+            }
+            boolean lost = false;
+            // and not before its ACK is overdue: one smoothed RTT of its path plus the reordering window (RFC 8985)
+            long wait = q.srttNs + window;
+            long overdue = nowNs - wait;
+            for (int psn = q.floor; psn != q.nextPsn; psn++) {
+                int i = psn & Path.MASK;
+                if (q.recSentNs[i] - limit >= 0) {
+                    break;
+                }
+                if (q.recSentNs[i] - overdue >= 0) {
+                    if (q.recState[i] == Path.INFLIGHT) {
+                        // reordered past the window but not yet overdue: look again when it is
+                        long at = q.recSentNs[i] + wait + 1;
+                        if (rackTimerNs == Engine.NO_DEADLINE || at - rackTimerNs < 0) {
+                            rackTimerNs = at;
+                        }
+                    }
+                    break;
+                }
+                if (q.recState[i] == Path.INFLIGHT) {
+                    declareLost(q, i, nowNs, 0);
+                    count(Counter.RACK_LOSSES);
+                    lost = true;
+                    q.rackStreak++;
+                }
+            }
+            if (lost) {
+                cc.onLoss(q, nowNs);
+                advanceFloor(q);
+            }
+        }
     }
 
     private void advanceFloor(Path p) {
@@ -1005,6 +1103,9 @@ public final class QueuePair {
                 d = ready;
             }
         }
+        if (rackTimerNs < d) {
+            d = rackTimerNs;
+        }
         if (probeThrottled && engine.nextProbeTokenNs() < d) {
             d = engine.nextProbeTokenNs();
         }
@@ -1053,6 +1154,9 @@ public final class QueuePair {
                     p.probeSuccesses = 0;
                 }
             }
+        }
+        if (rackTimerNs != Engine.NO_DEADLINE && rackTimerNs - nowNs <= 0) {
+            rackDetect(nowNs); // re-arms itself if something is still pending
         }
         while (!held.isEmpty() && held.headNotBefore() - nowNs <= 0) {
             retx.push(held.headQueue(), held.headSlot(), held.headSerial(), held.headSeg(), held.headAttempt(), 0);
@@ -1354,7 +1458,8 @@ public final class QueuePair {
         p.recBytes[i] = len;
         p.recAttempt[i] = attempt;
         p.recSentNs[i] = nowNs;
-        if (p.inflightPackets == 0) {
+        if (p.inflightPackets == 0 && p.rackStreak == 0) {
+            // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
             p.lastProgressNs = nowNs;
         }
         p.inflightBytes += len;

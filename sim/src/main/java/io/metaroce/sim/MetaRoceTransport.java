@@ -358,6 +358,7 @@ public final class MetaRoceTransport implements Transport {
         m.put("path_readmissions", sum(Counter.PATH_READMISSIONS));
         m.put("sack_gaps", sum(Counter.SACK_GAPS));
         m.put("tail_losses", sum(Counter.TAIL_LOSSES));
+        m.put("rack_losses", sum(Counter.RACK_LOSSES));
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));
         m.put("duplicate_data", sum(Counter.DUPLICATE_DATA));
