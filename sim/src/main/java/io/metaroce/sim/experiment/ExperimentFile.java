@@ -181,6 +181,7 @@ public final class ExperimentFile {
     public void setAxis(String key, List<Object> values) {
         spec(Map.of(key, values.get(0)), false); // validates the key and the first value
         sweep.put(key, values);
+        scaledSweep.remove(key); // the command line wins over the file's scaled-down values too
     }
 
     /**
