@@ -760,7 +760,9 @@ public final class QueuePair {
         if (ackedAny && (!rackValid || newestAckedSentNs - rackSentNs > 0)) {
             rackSentNs = newestAckedSentNs;
             rackValid = true;
-            rackDetect(nowNs);
+            // examined at the next timer pass, not here: the driver hands over every datagram it has (ACKs of
+            // other paths arrive on other sockets, in another order) before it runs the timers
+            rackTimerNs = nowNs;
         }
         retireSends();
         retireResponses();
@@ -794,8 +796,10 @@ public final class QueuePair {
                 continue; // a path that keeps losing without progress is left to its RTO: that is how it fails
             }
             boolean lost = false;
-            // and not before its ACK is overdue: one smoothed RTT of its path plus the reordering window (RFC 8985)
-            long wait = q.srttNs + window;
+            // and not before its ACK is overdue: its path's smoothed RTT plus the reordering window or the RTT's
+            // variation or a quarter of minRto (the platform's timing noise), whichever is largest (RFC 8985 waits an
+            // RTT plus the window; the others guard hosts whose scheduling stalls dwarf the network's RTT)
+            long wait = q.srttNs + Math.max(Math.max(window, 4 * q.rttvarNs), cfg.minRtoNs / 4);
             long overdue = nowNs - wait;
             for (int psn = q.floor; psn != q.nextPsn; psn++) {
                 int i = psn & Path.MASK;
