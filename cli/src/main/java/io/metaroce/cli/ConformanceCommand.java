@@ -79,7 +79,7 @@ public final class ConformanceCommand implements Runnable {
                 description = "With --target: timing tolerance added to time windows, us of case time (default "
                         + "${DEFAULT-VALUE}).")
         long toleranceUs;
-        @Option(names = "--time-scale", paramLabel = "N", defaultValue = "50",
+        @Option(names = "--time-scale", paramLabel = "N", defaultValue = "100",
                 description = "With --target: run case time N times slower than the wall clock on both sides, so that "
                         + "sub-millisecond timers survive scheduling and network jitter (default ${DEFAULT-VALUE}; "
                         + "1 = real time).")
