@@ -41,6 +41,13 @@ public final class EngineHost {
     private final Transmit tx = new Transmit();
     private final WorkCompletion wc = new WorkCompletion();
     private long nowNs;
+    private CmEndpoint cm;
+    /**
+     * Whether the case set up a connection manager (qp LISTEN / CONNECT): only then are CM datagrams the CM's;
+     * otherwise they reach the engine, which must drop them (CM-15).
+     */
+    private boolean cmRuns;
+    private SplittableRandom cmRandom;
 
     /** A host whose engines carry {@code mutation} (NONE for a correct engine). */
     public EngineHost(Mutation mutation) {
@@ -67,6 +74,25 @@ public final class EngineHost {
         captured.clear();
         out = MemorySegment.ofArray(new byte[engine.maxDatagramLength()]);
         nowNs = 0;
+        EngineConfig used = cfg;
+        cm = new CmEndpoint(new CmEndpoint.Device() {
+            @Override
+            public QueuePair newQp() {
+                qp = engine.createQp(pd, sendCq, recvCq);
+                return qp;
+            }
+
+            @Override
+            public void emit(byte[] datagram) {
+                captured.add(new Target.Captured(nowNs, datagram, 0, -1));
+            }
+
+            @Override
+            public EngineConfig config() {
+                return used;
+            }
+        });
+        cmRandom = new SplittableRandom(seed ^ 0x434D_434D_434D_434DL);
     }
 
     private static void set(EngineConfig cfg, String knob, String value) {
@@ -108,11 +134,27 @@ public final class EngineHost {
         return new Target.Region(mr.address(), mr.rkey(), size);
     }
 
-    /** Creates the QP and brings it to {@code state} toward the tester; returns its QPN. */
+    /**
+     * Creates the QP and brings it to {@code state} toward the tester; returns its QPN. {@code LISTEN}: the
+     * connection manager creates the QP when the tester's CM_REQ arrives (QPN 0 until then); {@code CONNECT}:
+     * the QP is created in INIT and the connection manager sends a CM_REQ to the tester now.
+     */
     public int createQp(String state, int testerQpn, int iutPsn, int testerPsn) {
+        this.iutPsn = iutPsn;
+        this.testerQpn = testerQpn;
+        this.testerPsn = testerPsn;
+        cmRuns = state.equals("LISTEN") || state.equals("CONNECT");
+        if (state.equals("LISTEN")) {
+            cm.listen(iutPsn);
+            return 0;
+        }
         qp = engine.createQp(pd, sendCq, recvCq);
         switch (state) {
             case "RESET" -> { }
+            case "CONNECT" -> {
+                qp.modifyToInit();
+                cm.connect(nowNs, qp, cmRandom.nextLong(), iutPsn);
+            }
             case "INIT" -> qp.modifyToInit();
             case "RTR" -> {
                 qp.modifyToInit();
@@ -121,9 +163,6 @@ public final class EngineHost {
             case "RTS" -> qp.connect(TESTER_PEER, testerQpn, iutPsn, testerPsn);
             default -> throw new IllegalArgumentException("bad QP state " + state);
         }
-        this.iutPsn = iutPsn;
-        this.testerQpn = testerQpn;
-        this.testerPsn = testerPsn;
         drain();
         return qp.qpn();
     }
@@ -135,7 +174,12 @@ public final class EngineHost {
     /** Delivers a datagram at {@code tNs}. */
     public void inject(long tNs, byte[] data, int length, int ecn) {
         nowNs = tNs;
-        engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
+        if (cmRuns && CmEndpoint.isCm(data, length)) {
+            cm.handle(tNs, data, length); // CM-15: CM datagrams go to the connection manager, not the engine
+        } else {
+            engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
+            cm.afterData();
+        }
         drain();
     }
 
@@ -143,20 +187,31 @@ public final class EngineHost {
     public void injectBurst(long tNs, byte[] data, int length, int ecn, int count) {
         nowNs = tNs;
         for (int i = 0; i < count; i++) {
-            engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
+            if (cmRuns && CmEndpoint.isCm(data, length)) {
+                cm.handle(tNs, data, length);
+            } else {
+                engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
+                cm.afterData();
+            }
         }
         drain();
     }
 
     /** The engine's next deadline, or {@link Engine#NO_DEADLINE}. */
     public long nextDeadline() {
-        return engine.pollTimeout();
+        long e = engine.pollTimeout();
+        long c = cm.nextDeadline();
+        if (e == Engine.NO_DEADLINE) {
+            return c;
+        }
+        return c == Engine.NO_DEADLINE || e - c <= 0 ? e : c;
     }
 
     /** Fires the timers due at {@code tNs} (a no-op if none is due) and collects what the engine sends. */
     public void fire(long tNs) {
         nowNs = tNs;
         engine.handleTimeout(tNs);
+        cm.onTimeout(tNs);
         drain();
     }
 
@@ -259,7 +314,7 @@ public final class EngineHost {
 
     /** The QP's state. */
     public String qpState() {
-        return qp.state().name();
+        return qp == null ? "RESET" : qp.state().name();
     }
 
     /** Every engine counter. */

@@ -34,7 +34,7 @@ public final class InProcessTarget implements Target {
 
     @Override
     public Set<String> capabilities() {
-        return Set.of(EXACT_TIME, PATH_STATS, COUNTERS, ECN_MARKS, BURST);
+        return Set.of(EXACT_TIME, PATH_STATS, COUNTERS, ECN_MARKS, BURST, CM);
     }
 
     @Override
