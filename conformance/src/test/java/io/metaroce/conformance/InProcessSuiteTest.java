@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The whole suite (MUST and SHOULD) against our engine in process: everything passes, except that cases needing a
- * capability the in-process target does not have (a connection manager, a second source address) are skipped.
+ * capability the in-process target does not have (a second source address) are skipped.
  */
 class InProcessSuiteTest {
     @Test
@@ -28,7 +28,7 @@ class InProcessSuiteTest {
             for (Script s : cases) {
                 CaseResult r = runner.run(s, target);
                 if (r.status() == CaseResult.Status.SKIP) {
-                    // only cases needing what no in-process engine has (a CM, a second source address)
+                    // only cases needing what no in-process engine has (a second source address)
                     assertTrue(s.requires().stream().anyMatch(c -> !target.capabilities().contains(c)), r.name());
                     skipped++;
                 } else if (r.status() != CaseResult.Status.PASS) {

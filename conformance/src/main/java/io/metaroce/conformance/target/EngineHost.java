@@ -174,25 +174,24 @@ public final class EngineHost {
     /** Delivers a datagram at {@code tNs}. */
     public void inject(long tNs, byte[] data, int length, int ecn) {
         nowNs = tNs;
+        deliver(tNs, data, length, ecn);
+        drain();
+    }
+
+    private void deliver(long tNs, byte[] data, int length, int ecn) {
         if (cmRuns && CmEndpoint.isCm(data, length)) {
             cm.handle(tNs, data, length); // CM-15: CM datagrams go to the connection manager, not the engine
         } else {
             engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
             cm.afterData();
         }
-        drain();
     }
 
     /** Delivers a datagram {@code count} times at {@code tNs}, then collects what the engine sends. */
     public void injectBurst(long tNs, byte[] data, int length, int ecn, int count) {
         nowNs = tNs;
         for (int i = 0; i < count; i++) {
-            if (cmRuns && CmEndpoint.isCm(data, length)) {
-                cm.handle(tNs, data, length);
-            } else {
-                engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
-                cm.afterData();
-            }
+            deliver(tNs, data, length, ecn);
         }
         drain();
     }
