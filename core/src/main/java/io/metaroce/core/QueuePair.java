@@ -44,6 +44,8 @@ public final class QueuePair {
     private final int qpn;
     final Counters counters = new Counters();
     private final Path[] paths;
+    /** HINT-3: when the last datagram paced by the grant left (MIN_VALUE: none since the grant was 0). */
+    private long grantPacedNs = Long.MIN_VALUE;
     /** REL-14: send time of the most recently sent packet acknowledged so far, on any path. */
     private long rackSentNs;
     private boolean rackValid;
@@ -1483,7 +1485,16 @@ public final class QueuePair {
             p.nextSendNs = Math.max(p.nextSendNs, nowNs) + (long) (len / bytesPerNs);
         }
         if (grantBps > 0) {
-            nextSendNs = Math.max(nextSendNs, nowNs) + len * 8_000_000_000L / grantBps;
+            // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
+            // woken late keeps its schedule (catching up by at most two intervals: a host's timers are not exact,
+            // and without this every late wake-up is throughput lost for good); after a pause it starts from now
+            long gap = len * 8_000_000_000L / grantBps;
+            boolean onSchedule = grantPacedNs != Long.MIN_VALUE && nowNs - nextSendNs <= 2 * gap
+                    && nowNs - grantPacedNs <= 3 * gap;
+            nextSendNs = (onSchedule ? Math.max(nextSendNs, nowNs - 2 * gap) : Math.max(nextSendNs, nowNs)) + gap;
+            grantPacedNs = nowNs;
+        } else {
+            grantPacedNs = Long.MIN_VALUE;
         }
         return finishPacket(out, len - Packet.CRC_LENGTH, p, w.op, tx);
     }
