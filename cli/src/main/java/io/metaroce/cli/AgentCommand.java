@@ -35,13 +35,13 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter o = spec.commandLine().getOut();
-        int colon = listen.lastIndexOf(':');
-        if (colon <= 0) {
-            spec.commandLine().getErr().println("agent: --listen wants HOST:PORT, got " + listen);
+        InetSocketAddress addr;
+        try {
+            addr = HostPort.parse("--listen", listen);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("agent: " + e.getMessage());
             return 2;
         }
-        InetSocketAddress addr = new InetSocketAddress(listen.substring(0, colon),
-                Integer.parseInt(listen.substring(colon + 1)));
         try (Agent agent = new Agent(addr, dataPort, mutation)) {
             o.println("metaroce agent: control " + agent.controlAddress() + ", datapath " + agent.dataAddress()
                     + " (protocol v" + Agent.PROTOCOL_VERSION + "; engine on the wall clock)");

@@ -135,12 +135,13 @@ public final class ConformanceCommand implements Runnable {
             if (target == null) {
                 return new InProcessTarget(mutation, 42);
             }
-            int colon = target.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new Target.TargetException("--target wants HOST:PORT, got " + target);
+            InetSocketAddress addr;
+            try {
+                addr = HostPort.parse("--target", target);
+            } catch (IllegalArgumentException e) {
+                throw new Target.TargetException(e.getMessage());
             }
-            return new RemoteTarget(new InetSocketAddress(target.substring(0, colon),
-                    Integer.parseInt(target.substring(colon + 1))), local, timeScale);
+            return new RemoteTarget(addr, local, timeScale);
         }
 
         private void line(PrintWriter o, CaseResult r) {

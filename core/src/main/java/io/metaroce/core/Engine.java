@@ -281,7 +281,13 @@ public final class Engine {
      * {@link EngineConfig#elidePayload} only the longest header and its CRC.
      */
     public int bufferLength() {
-        return cfg.elidePayload ? Packet.maxHeaderLength() : maxDatagramLength();
+        return bufferLength(cfg);
+    }
+
+    /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
+    public static int bufferLength(EngineConfig cfg) {
+        return cfg.elidePayload ? Packet.maxHeaderLength()
+                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
     }
 
     /**

@@ -74,7 +74,7 @@ public final class Experiment {
     public static int packetCapacity(ExperimentSpec spec) {
         if (spec.transport.trim().equalsIgnoreCase("metaroce")) {
             EngineConfig ec = MetaRoceTransport.engineConfig(spec.engine, spec.fabric);
-            return MetaRoceTransport.maxDatagramLength(ec) + 64;
+            return MetaRoceTransport.bufferLength(ec) + 64;
         }
         return Math.max(64, spec.workload.crossPacketBytes);
     }

@@ -98,7 +98,7 @@ public final class MetaRoceTransport implements Transport {
     /**
      * Engines from {@code cfg} on every host of {@code fabric} (the config is used as given: set its planes to the
      * fabric's and its rate first, see {@link #engineConfig}), seeded from {@code rng}. The packet pool's capacity
-     * must hold {@link #maxDatagramLength(EngineConfig)} bytes. With {@code verify} every delivered message is
+     * must hold {@link #bufferLength(EngineConfig)} bytes. With {@code verify} every delivered message is
      * compared with its source.
      */
     public MetaRoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, EngineConfig cfg, SplittableRandom rng,
@@ -164,8 +164,8 @@ public final class MetaRoceTransport implements Transport {
      * Packet buffer bytes engines with {@code cfg} need: the packet pool capacity (the largest datagram, or only
      * its headers with {@code elidePayload}).
      */
-    public static int maxDatagramLength(EngineConfig cfg) {
-        return new Engine(cfg, new SplittableRandom(0)).bufferLength();
+    public static int bufferLength(EngineConfig cfg) {
+        return Engine.bufferLength(cfg);
     }
 
     private static void fillRandom(MemorySegment seg, SplittableRandom r) {

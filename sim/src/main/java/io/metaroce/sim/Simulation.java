@@ -83,7 +83,7 @@ public final class Simulation {
     public Simulation(long seed, FabricConfig fabricCfg, EngineConfig engineCfg, boolean verify) {
         SplittableRandom master = new SplittableRandom(seed);
         EngineConfig ec = MetaRoceTransport.engineConfig(engineCfg, fabricCfg);
-        this.pool = new PacketPool(MetaRoceTransport.maxDatagramLength(ec) + 64);
+        this.pool = new PacketPool(MetaRoceTransport.bufferLength(ec) + 64);
         this.fabric = Fabric.build(fabricCfg, loop, pool, master.split());
         this.transport = new MetaRoceTransport(loop, pool, fabric, ec, master.split(), verify);
         transport.setListener(new Transport.Listener() {

@@ -77,16 +77,6 @@ public final class Acceptance {
                 + "'>= 0.9 * other_metric', got '" + require + "'");
     }
 
-    /** Whether {@code point}'s axis values (and spec values) match every entry of {@code when}. */
-    public static boolean matches(Map<String, Object> when, Map<String, Object> values) {
-        for (Map.Entry<String, Object> e : when.entrySet()) {
-            if (!same(e.getValue(), values.get(e.getKey()))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Equality that treats numbers by value (0 == 0.0) and everything else by string. */
     public static boolean same(Object a, Object b) {
         if (a instanceof Number x && b instanceof Number y) {

@@ -214,9 +214,8 @@ public final class ExperimentFile {
         for (Conditional c : conditionals) {
             boolean match = true;
             for (Map.Entry<String, Object> w : c.when().entrySet()) {
-                ExperimentSpec probe = new ExperimentSpec();
-                SpecFields.set(probe, w.getKey(), w.getValue());
-                match &= Acceptance.same(SpecFields.get(probe, w.getKey()), SpecFields.get(s, w.getKey()));
+                match &= Acceptance.same(SpecFields.normalized(w.getKey(), w.getValue()),
+                        SpecFields.get(s, w.getKey()));
             }
             if (match) {
                 c.set().forEach((k, v) -> SpecFields.set(s, k, v));

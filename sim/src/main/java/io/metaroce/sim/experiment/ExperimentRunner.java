@@ -144,7 +144,7 @@ public final class ExperimentRunner {
             for (PointOutcome o : outcomes) {
                 Map<String, Object> want = new LinkedHashMap<>();
                 o.point().keySet().forEach(k -> want.put(k, value(o, k)));
-                d.baseline().forEach((k, v) -> want.put(k, normalized(k, v)));
+                d.baseline().forEach((k, v) -> want.put(k, SpecFields.normalized(k, v)));
                 PointOutcome base = null;
                 for (PointOutcome c : outcomes) {
                     if (sameValues(c, want)) {
@@ -164,17 +164,6 @@ public final class ExperimentRunner {
                 }
                 o.result().metrics.put(d.name(), value);
             }
-        }
-    }
-
-    /** {@code v} converted as field {@code key} would store it ("1%" -> 0.01), or as written. */
-    private static Object normalized(String key, Object v) {
-        try {
-            ExperimentSpec copy = new ExperimentSpec();
-            SpecFields.set(copy, key, v);
-            return SpecFields.get(copy, key);
-        } catch (SpecFields.SpecException e) {
-            return v;
         }
     }
 
@@ -200,7 +189,7 @@ public final class ExperimentRunner {
         List<CheckResult> checks = new ArrayList<>();
         for (ExperimentFile.Criterion c : file.acceptance()) {
             Map<String, Object> when = new LinkedHashMap<>();
-            c.when().forEach((k, v) -> when.put(k, normalized(k, v)));
+            c.when().forEach((k, v) -> when.put(k, SpecFields.normalized(k, v)));
             if (!sameValues(o, when)) {
                 continue;
             }

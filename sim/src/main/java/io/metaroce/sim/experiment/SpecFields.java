@@ -87,6 +87,20 @@ public final class SpecFields {
         return get(t.owner, t.field);
     }
 
+    /**
+     * {@code value} converted as field {@code key} stores it ("1%" -> 0.01, "10us" -> ps), or {@code value} itself
+     * when {@code key} is not a field or the value does not fit it.
+     */
+    public static Object normalized(String key, Object value) {
+        try {
+            ExperimentSpec probe = new ExperimentSpec();
+            set(probe, key, value);
+            return get(probe, key);
+        } catch (SpecException e) {
+            return value;
+        }
+    }
+
     /** The public non-static fields of a config object and their values (for the record). */
     public static Map<String, Object> fields(Object config) {
         Map<String, Object> out = new LinkedHashMap<>();
