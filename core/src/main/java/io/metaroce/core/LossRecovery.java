@@ -86,7 +86,7 @@ final class LossRecovery {
                 }
             }
         }
-        c.advanceFloor(p);
+        c.advanceFloor(p, nowNs);
         if (newlyPackets > 0) {
             p.cc.onAck(newlyPackets, newlyBytes, ce, nowNs);
         }
@@ -114,7 +114,7 @@ final class LossRecovery {
         int newlyPackets = 0;
         long newlyBytes = 0;
         long newestSentNs = rack.newestAckedSentNs(0);
-        boolean ackedAny = false;
+        boolean ackedAny = false; // some packet acknowledged whose send time REL-14 may use
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             byte st = p.recState[i];
@@ -135,10 +135,10 @@ final class LossRecovery {
             if (!acked) {
                 continue;
             }
-            if (!ackedAny && !rack.valid() || p.recSentNs[i] - newestSentNs > 0) {
-                newestSentNs = p.recSentNs[i];
+            if (st == Path.INFLIGHT && (!ackedAny && !rack.valid() || p.recSentNs[i] - newestSentNs > 0)) {
+                newestSentNs = p.recSentNs[i]; // (a lost record's time is its declaration's: REL-15)
+                ackedAny = true;
             }
-            ackedAny = true;
             if (st == Path.LOST) {
                 rack.onSpuriousLoss();
             }
@@ -228,14 +228,14 @@ final class LossRecovery {
                 c.failRequest(w, WcStatus.REM_OP_ERR);
             }
         }
-        c.advanceFloor(p);
+        c.advanceFloor(p, nowNs);
     }
 
     /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */
     private void undoRto(Path p) {
         p.rtoUndoArmed = false;
         p.cc.undoTimeout();
-        p.backoff = 0;
+        // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
         p.consecutiveTimeouts = 0;
         if (p.state != PathState.ACTIVE) {
             // The path delivered all along: whatever the timeouts made of it (SUSPECT, FAILED, PROBING) is undone.
@@ -266,7 +266,7 @@ final class LossRecovery {
                 c.declareLost(p, i, nowNs, 0);
             }
         }
-        c.advanceFloor(p);
+        c.advanceFloor(p, nowNs);
         p.backoff++;
         p.lastProgressNs = nowNs;
         p.cc.onTimeout(nowNs, first);

@@ -49,17 +49,24 @@ final class PathProber {
         p.failedSinceNs = nowNs;
         c.count(Counter.PATH_FAILOVERS);
         p.probeSuccesses = 0;
-        due(p);
-        p.probeDeadlineNs = nowNs + c.cfg.probeIntervalNs;
+        awaitProbe(p);
         if (c.allPathsFailed() && c.allFailedSinceNs == Engine.NO_DEADLINE) {
             c.allFailedSinceNs = nowNs;
         }
     }
 
-    /** The path's probe deadline passed: probe again; a PROBING path whose probe went unanswered fails again. */
-    void onProbeTimer(Path p, long nowNs) {
+    /**
+     * PATH-5: a failed or probing path's next probe is due; its reply deadline starts when the probe is sent (it may
+     * wait for a token of the engine's probe budget, PATH-13), not now.
+     */
+    private void awaitProbe(Path p) {
         due(p);
-        p.probeDeadlineNs = nowNs + timeoutNs(p);
+        p.probeDeadlineNs = Engine.NO_DEADLINE;
+    }
+
+    /** The path's probe went unanswered: probe again; a PROBING path whose probe went unanswered fails again. */
+    void onProbeTimer(Path p, long nowNs) {
+        awaitProbe(p);
         if (p.state == PathState.PROBING) {
             p.state = PathState.FAILED;
             p.probeSuccesses = 0;
@@ -125,8 +132,7 @@ final class PathProber {
             p.cc.onStart();
             c.allFailedSinceNs = Engine.NO_DEADLINE;
         } else {
-            due(p); // the next probe goes at once, with a fresh deadline for its reply
-            p.probeDeadlineNs = nowNs + timeoutNs(p);
+            awaitProbe(p); // the next probe goes at once
         }
     }
 
@@ -143,6 +149,9 @@ final class PathProber {
                 }
                 p.probeDue = false;
                 throttled = false;
+                if (p.state == PathState.FAILED || p.state == PathState.PROBING) {
+                    p.probeDeadlineNs = nowNs + timeoutNs(p); // PATH-5: the reply is awaited from now
+                }
                 return p;
             }
         }

@@ -11,6 +11,8 @@ import io.metaroce.core.wire.Opcode;
 final class QpCore {
     static final int Q_SEND = 0;
     static final int Q_RESP = 1;
+    /** PSNs of room REL-15 leaves in a path's 256-PSN window: lost records are not held into it. */
+    private static final int LOST_HOLD_HEADROOM = 64;
 
     final Engine engine;
     final EngineConfig cfg;
@@ -88,11 +90,15 @@ final class QpCore {
         return queue(p.recQueue[i]).live(p.recSlot[i], p.recSerial[i]);
     }
 
-    /** Moves a path's floor past every resolved record. */
-    void advanceFloor(Path p) {
+    /**
+     * Moves a path's floor (REL-5) past every resolved record: acknowledged ones, and lost ones once REL-15 no longer
+     * holds them.
+     */
+    void advanceFloor(Path p, long nowNs) {
         while (p.floor != p.nextPsn) {
             int i = p.floor & Path.MASK;
-            if (p.recState[i] == Path.INFLIGHT) {
+            byte st = p.recState[i];
+            if (st == Path.INFLIGHT || st == Path.LOST && holdsLost(p, i, nowNs)) {
                 return;
             }
             p.recState[i] = Path.FREE;
@@ -100,9 +106,33 @@ final class QpCore {
         }
     }
 
-    /** Marks record {@code i} of path {@code p} lost and queues its segment again (after {@code holdNs}). */
+    /**
+     * REL-15: a PSN declared lost keeps its record (out of flight, but below the floor's reach) for a hold after the
+     * declaration, so that a late ACK of a packet that was only delayed (a standing queue, a stalled host) still
+     * acknowledges its segment instead of leaving every copy to be overtaken by the next timer. The hold ends when
+     * the segment is acknowledged otherwise, after {@code min(RTO, 2 srtt + ackDelay)}, or when the PSN window needs
+     * the room.
+     */
+    private boolean holdsLost(Path p, int i, long nowNs) {
+        if (p.nextPsn - p.floor >= Path.WINDOW - LOST_HOLD_HEADROOM) {
+            return false;
+        }
+        long hold = p.srttNs == 0 ? cfg.minRtoNs
+                : Math.min(p.currentRtoNs(cfg.maxRtoNs), 2 * p.srttNs + cfg.ackDelayNs);
+        if (nowNs - p.recSentNs[i] >= hold) { // a LOST record's time is when it was declared lost
+            return false;
+        }
+        SendWqe w = recordWqe(p, i);
+        return w != null && !w.done && !SendWqe.bit(w.acked, p.recSeg[i]);
+    }
+
+    /**
+     * Marks record {@code i} of path {@code p} lost and queues its segment again (after {@code holdNs}). The record's
+     * time becomes the time of the declaration (REL-15).
+     */
     void declareLost(Path p, int i, long nowNs, long holdNs) {
         p.recState[i] = Path.LOST;
+        p.recSentNs[i] = nowNs;
         p.inflightBytes -= p.recBytes[i];
         p.inflightPackets--;
         SendWqe w = recordWqe(p, i);

@@ -90,29 +90,28 @@ final class Rack {
             boolean lost = false;
             for (int psn = q.floor; psn != q.nextPsn; psn++) {
                 int i = psn & Path.MASK;
+                if (q.recState[i] != Path.INFLIGHT) {
+                    continue; // (a lost record's time is its declaration's, not its send's: REL-15)
+                }
                 if (q.recSentNs[i] - limit >= 0) {
                     break;
                 }
                 if (q.recSentNs[i] - overdue >= 0) {
-                    if (q.recState[i] == Path.INFLIGHT) {
-                        // reordered past the window but not yet overdue: look again when it is
-                        long at = q.recSentNs[i] + wait + 1;
-                        if (timerNs == Engine.NO_DEADLINE || at - timerNs < 0) {
-                            timerNs = at;
-                        }
+                    // reordered past the window but not yet overdue: look again when it is
+                    long at = q.recSentNs[i] + wait + 1;
+                    if (timerNs == Engine.NO_DEADLINE || at - timerNs < 0) {
+                        timerNs = at;
                     }
                     break;
                 }
-                if (q.recState[i] == Path.INFLIGHT) {
-                    c.declareLost(q, i, nowNs, 0);
-                    c.count(Counter.RACK_LOSSES);
-                    lost = true;
-                    q.rackStreak++;
-                }
+                c.declareLost(q, i, nowNs, 0);
+                c.count(Counter.RACK_LOSSES);
+                lost = true;
+                q.rackStreak++;
             }
             if (lost) {
                 q.cc.onLoss(nowNs);
-                c.advanceFloor(q);
+                c.advanceFloor(q, nowNs);
             }
         }
     }

@@ -143,6 +143,7 @@ final class TransmitScheduler {
                 preferResponses = !preferResponses;
             }
         }
+        c.advanceFloor(p, nowNs); // the packet carries the current floor (REL-5), past lost records no longer held
         int len = writer.data(nowNs, p, w, seg, retransmit, out);
         record(nowNs, p, q, w, seg, attempt, len);
         if (retransmit) {
