@@ -106,7 +106,7 @@ final class TransmitScheduler {
         while (true) {
             if (!retx.isEmpty()) {
                 q = retx.headQueue();
-                w = c.queue(q).live(retx.headSlot(), retx.headSerial());
+                w = c.queue(q).live(retx.headSerial());
                 seg = retx.headSeg();
                 if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
                     retx.pop();
@@ -166,7 +166,6 @@ final class TransmitScheduler {
         p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
-        p.recSlot[i] = (int) (w.serial & c.sq.mask);
         p.recSerial[i] = w.serial;
         p.recSeg[i] = seg;
         p.recBytes[i] = len;
