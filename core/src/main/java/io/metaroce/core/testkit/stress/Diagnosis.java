@@ -2,6 +2,8 @@ package io.metaroce.core.testkit.stress;
 
 import io.metaroce.core.Counter;
 import io.metaroce.core.Counters;
+import io.metaroce.core.Engine;
+import io.metaroce.core.EngineConfig;
 import io.metaroce.core.Path;
 import io.metaroce.core.PathState;
 import io.metaroce.core.QueuePair;
@@ -32,6 +34,7 @@ final class Diagnosis {
             inflight += qp.path(i).inflightBytes();
         }
         b.append(" inflight ").append(inflight).append(" B");
+        b.append(" | node: ").append(probeDemand(e.engine));
         Counters c = qp.counters();
         for (Counter k : SHOWN) {
             if (c.get(k) != 0) {
@@ -39,6 +42,25 @@ final class Diagnosis {
             }
         }
         return b.toString();
+    }
+
+    /**
+     * The node's probing load: paths FAILED or PROBING over all its QPs, the probes per second they ask for (one
+     * per probe interval each) against the engine's budget, and the probes sent so far.
+     */
+    static String probeDemand(Engine engine) {
+        int failed = 0;
+        for (QueuePair qp : engine.queuePairs()) {
+            for (int i = 0; i < qp.pathCount(); i++) {
+                PathState s = qp.path(i).state();
+                failed += s == PathState.FAILED || s == PathState.PROBING ? 1 : 0;
+            }
+        }
+        EngineConfig cfg = engine.config();
+        long demand = failed * (1_000_000_000L / cfg.probeIntervalNs);
+        return failed + " paths failed/probing, probe demand " + demand + "/s vs budget " + cfg.maxProbesPerSecond
+                + "/s" + (demand > cfg.maxProbesPerSecond ? " (over budget)" : "") + ", tx_probes="
+                + engine.counters().get(Counter.TX_PROBES);
     }
 
     /** Count of paths per state, e.g. {@code ACTIVE=14 FAILED=2}. */

@@ -27,6 +27,14 @@ import java.util.function.Consumer;
 public final class StressRun {
     /** Events per delivered datagram above which a case counts as a busy loop (normal cases stay under 10). */
     static final int SPIN_EVENTS_PER_DATAGRAM = 100;
+    /**
+     * Consecutive events each 1 ns after the last with no datagram delivered in between, above which a case
+     * counts as a busy loop: an engine whose deadline stays in the past is woken every nanosecond.
+     */
+    static final int SPIN_STEPS = 10_000;
+
+    /** Unfinished QP ends whose paths a failure's detail lists. */
+    private static final int DETAIL_QPS = 4;
 
     private final StressCase c;
     private final Consumer<String> trace;
@@ -39,6 +47,11 @@ public final class StressRun {
     private String failure;
     private String category = "ok";
     private boolean kick;
+    /** Ends before this index have finished (ends finish in any order; the scan resumes where it stopped). */
+    private int firstUnfinished;
+    private long lastStepNs = -1;
+    private long lastDelivered = -1;
+    private int idleNanosecondSteps;
 
     private StressRun(StressCase c, Consumer<String> trace) {
         this.c = c;
@@ -104,10 +117,19 @@ public final class StressRun {
         }
         StringBuilder detail = new StringBuilder();
         if (failure != null) {
+            int shown = 0;
+            int more = 0;
             for (QpEnd e : ends) {
                 if (!e.finished() || e.qp.state() != QpState.RTS) {
-                    detail.append("  ").append(Diagnosis.of(e)).append('\n').append(Diagnosis.paths(e.qp));
+                    if (shown++ < DETAIL_QPS) {
+                        detail.append("  ").append(Diagnosis.of(e)).append('\n').append(Diagnosis.paths(e.qp));
+                    } else {
+                        more++;
+                    }
                 }
+            }
+            if (more > 0) {
+                detail.append("  (").append(more).append(" more unfinished QP ends)\n");
             }
             log(() -> "FAIL " + category + ": " + failure + "\n" + detail);
         }
@@ -169,7 +191,7 @@ public final class StressRun {
                 QpEnd e = endOf(n);
                 log(() -> "completion n" + wc.qpn() + " " + wc);
                 String bad = e == null ? null : e.onSendCompletion(wc);
-                fail(categoryOf(bad), bad);
+                fail(categoryOf(bad), explained(bad, e));
                 if (e != null && failure == null) {
                     fail("post", e.postWork());
                     kick = true;
@@ -179,10 +201,19 @@ public final class StressRun {
                 QpEnd e = endOf(n);
                 log(() -> "receive " + wc);
                 String bad = e == null ? null : e.onRecvCompletion(wc);
-                fail(categoryOf(bad), bad);
+                fail(categoryOf(bad), explained(bad, e));
             }
         }
-        if (failure == null && net.eventsProcessed() > SPIN_EVENTS_PER_DATAGRAM * (net.delivered() + 10_000)) {
+        long now = net.nowNs();
+        if (now - lastStepNs <= 1 && net.delivered() == lastDelivered) {
+            idleNanosecondSteps++;
+        } else {
+            idleNanosecondSteps = 0;
+        }
+        lastStepNs = now;
+        lastDelivered = net.delivered();
+        if (failure == null && (idleNanosecondSteps > SPIN_STEPS
+                || net.eventsProcessed() > SPIN_EVENTS_PER_DATAGRAM * (net.delivered() + 10_000))) {
             spinning();
         }
         if (failure != null) {
@@ -192,12 +223,15 @@ public final class StressRun {
             kick = false;
             net.at(net.nowNs(), () -> { });
         }
-        for (QpEnd e : ends) {
-            if (!e.finished()) {
-                return false;
-            }
+        while (firstUnfinished < ends.size() && ends.get(firstUnfinished).finished()) {
+            firstUnfinished++;
         }
-        return true;
+        return firstUnfinished == ends.size();
+    }
+
+    /** An error completion's reason with its QP's state and its node's probing load. */
+    private String explained(String bad, QpEnd e) {
+        return bad == null || wc.status() == WcStatus.SUCCESS ? bad : bad + "; " + Diagnosis.of(e);
     }
 
     private String categoryOf(String bad) {
