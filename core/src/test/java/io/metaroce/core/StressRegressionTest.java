@@ -3,6 +3,7 @@ package io.metaroce.core;
 import io.metaroce.core.testkit.Network;
 import io.metaroce.core.testkit.stress.StressResult;
 import io.metaroce.core.testkit.stress.StressRun;
+import io.metaroce.core.wire.Opcode;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,39 @@ class StressRegressionTest {
     void throttledProbeThatIsNoLongerDueDoesNotSpin() {
         StressResult r = StressRun.run(86);
         assertTrue(r.passed(), r::line);
+    }
+
+    /**
+     * F1, minimal: 32 paths, failAfterTimeouts 1, a probe budget of 20k/s (burst 16). The ACKs of the first
+     * 100 us are held back 120 us, past the 100 us RTO, so all 32 paths time out and fail at once and want a
+     * probe; 16 go out at once (and re-admit their paths, readmitAfterProbes 1), the other 16 wait for a token.
+     * The WRITE completes; afterwards nothing is due, but the QP still asks to be woken at the (past) time of
+     * the next probe token: an idle 3 ms must cost a handful of wake-ups, not one per nanosecond (~3M today).
+     */
+    @Disabled("issue 9: probeThrottled is never cleared when no probe is due any more (QueuePair.poll), so "
+            + "nextDeadline() returns engine.nextProbeTokenNs() in the past forever: a busy loop")
+    @Test
+    void idleQpAfterThrottledProbesAsksForNoWakeUpInThePast() {
+        EngineConfig cfg = new EngineConfig().paths(32).planes(1).mtu(1024).initialWindowPackets(2)
+                .failAfterTimeouts(1).minRtoNs(50_000).initialRtoNs(100_000).maxProbesPerSecond(20_000)
+                .ackEvery(1).ackDelayNs(0).readmitAfterProbes(1);
+        Network net = Network.datacenter(86, 2, cfg);
+        net.setDelayRule((now, d) -> d.opcode() == Opcode.ACK && now < 100_000 ? 120_000 : 0);
+        Endpoint a = new Endpoint(net, 0, 1 << 20);
+        Endpoint b = new Endpoint(net, 1, 1 << 20);
+        Endpoint.connect(net, a, b);
+        a.fillRandom(86);
+        int len = 64 * 1024;
+        assertEquals(QueuePair.OK, a.qp.postWrite(1, a.src, 0, len, b.dst.address(), b.dst.rkey(),
+                QueuePair.SIGNALED));
+        assertTrue(net.runUntil(() -> a.sendDone() == 1, 100_000_000L), () -> "done: " + a.qp.counters());
+        assertEquals(WcStatus.SUCCESS, a.sendStatuses.getFirst());
+        assertEquals(cfg.paths, a.engine.counters().get(Counter.PATH_FAILOVERS), "every path failed at once");
+        long before = net.eventsProcessed();
+        net.runFor(3_000_000);
+        long events = net.eventsProcessed() - before;
+        assertTrue(events < 2_000, events + " events in an idle 3 ms; node 0 deadline " + a.engine.pollTimeout()
+                + " at " + net.nowNs() + " ns");
     }
 
     /**
