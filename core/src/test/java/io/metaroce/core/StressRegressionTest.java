@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Minimal deterministic reproductions of the failure classes the random stress found (issue 9; the stress seed
- * that found each is named). Those that fail today are disabled with their cause; enable each as its fix lands.
+ * Deterministic reproductions of the failure classes the random stress found (issue 9; the stress seeds that
+ * found each are named). Those that still fail are disabled with their cause; enable each as its fix lands.
  */
 class StressRegressionTest {
 
@@ -22,8 +22,6 @@ class StressRegressionTest {
      * 0.7 ms, 13% loss) has node 2 report a deadline in the past for ever after: the network wakes it every
      * nanosecond without anything to send, which the stress runner reports as {@code spin}.
      */
-    @Disabled("issue 9: probeThrottled is never cleared when no probe is due any more (QueuePair.poll), so "
-            + "nextDeadline() returns engine.nextProbeTokenNs() in the past forever: a busy loop")
     @Test
     void throttledProbeThatIsNoLongerDueDoesNotSpin() {
         StressResult r = StressRun.run(86);
@@ -35,10 +33,8 @@ class StressRegressionTest {
      * 100 us are held back 120 us, past the 100 us RTO, so all 32 paths time out and fail at once and want a
      * probe; 16 go out at once (and re-admit their paths, readmitAfterProbes 1), the other 16 wait for a token.
      * The WRITE completes; afterwards nothing is due, but the QP still asks to be woken at the (past) time of
-     * the next probe token: an idle 3 ms must cost a handful of wake-ups, not one per nanosecond (~3M today).
+     * the next probe token: an idle 3 ms must cost a handful of wake-ups, not one per nanosecond (~3M before the fix).
      */
-    @Disabled("issue 9: probeThrottled is never cleared when no probe is due any more (QueuePair.poll), so "
-            + "nextDeadline() returns engine.nextProbeTokenNs() in the past forever: a busy loop")
     @Test
     void idleQpAfterThrottledProbesAsksForNoWakeUpInThePast() {
         EngineConfig cfg = new EngineConfig().paths(32).planes(1).mtu(1024).initialWindowPackets(2)
@@ -101,8 +97,6 @@ class StressRegressionTest {
      * failed paths each want a probe every 200 us (5.1M/s) against an engine-wide budget of 50k/s. Every path
      * must still be re-admitted and every WRITE complete well within {@code connectionTimeoutNs}.
      */
-    @Disabled("issue 9: a throttled probe's reply deadline runs while it waits for a token, so the path drops back "
-            + "to FAILED before its reply can arrive and is never re-admitted: connectionTimeout ends the QPs")
     @Test
     void failedPathsAreReadmittedWhenProbingNeedsMoreThanTheProbeBudget() {
         EngineConfig cfg = new EngineConfig().paths(16).planes(4).connectionTimeoutNs(300_000_000L);
@@ -149,10 +143,9 @@ class StressRegressionTest {
      * F4 (stress seed 1741: 3 engines, 48 paths, sqDepth 4, 17% loss, many 0-byte READs): the responder's
      * response queue keeps a 0-byte READ_RESP that was sent and never acknowledged (acked 0, done false, nothing
      * in flight) at its head, so it never retires; with {@code sqDepth} 4 the queue fills, every later READ is
-     * answered with BUSY and the requester's QP fails (RNR_RETRY_EXC_ERR, flushing the READ before it).
+     * answered with BUSY and the requester's QP fails (RNR_RETRY_EXC_ERR, flushing the READ before it). Passes
+     * since engine v2 step 2 (lost PSNs held until a late ACK can still settle them).
      */
-    @Disabled("issue 9: a 0-byte READ response can stay in the responder's response queue unacknowledged and not "
-            + "in flight, never resent or retired; the queue fills and later READs get BUSY until the QP fails")
     @Test
     void zeroByteReadResponsesNeverClogTheResponseQueue() {
         StressResult r = StressRun.run(1741);
