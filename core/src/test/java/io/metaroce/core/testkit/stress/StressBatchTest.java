@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import static java.util.Map.entry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -21,13 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StressBatchTest {
     private static final long FIRST_SEED = 1;
     private static final int CASES = Integer.getInteger("stress.cases", 300);
-    private static final String SPIN = "F1 probeThrottled never cleared: deadline in the past, busy loop";
-    private static final String BUDGET = "K1 probe budget: throttled probes time out, paths never re-admitted";
 
-    /** Seeds of this batch that fail today, each with its diagnosed cause (issue 9); empty them as fixes land. */
-    private static final Map<Long, String> KNOWN = Map.ofEntries(
-            entry(66L, SPIN), entry(86L, SPIN), entry(142L, SPIN), entry(211L, SPIN), entry(272L, SPIN),
-            entry(295L, SPIN), entry(249L, BUDGET));
+    /**
+     * Seeds of this batch that fail today, each with its diagnosed cause (issue 9); empty them as fixes land. Empty
+     * since engine v2 step 2 (seeds 66 86 142 211 272 295: busy loop on the probe-throttle flag; 249: probe budget).
+     */
+    private static final Map<Long, String> KNOWN = Map.of();
 
     @Test
     void fixedSeedBatchFinishesWithCorrectData() throws Exception {
