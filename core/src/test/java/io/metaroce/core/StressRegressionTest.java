@@ -131,8 +131,9 @@ class StressRegressionTest {
             }
             return true;
         }, 250_000_000L);
-        assertTrue(a[0].engine.counters().get(Counter.PATH_FAILOVERS) >= qps * cfg.paths / 2,
-                "the outage failed the paths: " + a[0].engine.counters());
+        // Since PATH-15 (engine v2 step 3) health and probing are per (peer, path), so this scenario no longer asks
+        // for more probes than the budget; the stress batch keeps covering the class with many peers.
+        assertTrue(a[0].engine.counters().get(Counter.TIMEOUTS) > 0, "the outage hit: " + a[0].engine.counters());
         assertTrue(done, () -> "every WRITE done by " + net.nowNs() + " ns: " + a[0].engine.counters());
         for (Endpoint e : a) {
             assertEquals(WcStatus.SUCCESS, e.sendStatuses.getFirst(), e.sendCompletions::toString);
@@ -187,5 +188,20 @@ class StressRegressionTest {
         }, 1_000_000_000L), () -> "done " + a.sendDone() + "/" + reads + ": " + a.qp.counters());
         assertTrue(dropped[0], "a 0-byte READ response was lost");
         assertTrue(a.sendStatuses.stream().allMatch(s -> s == WcStatus.SUCCESS), a.sendCompletions::toString);
+    }
+
+    /**
+     * F5 (engine v2 step 3; stress seeds 15 87 237 241 ... 34 of seeds 1-2000, every one with receiver grants on):
+     * a QP with a send outstanding, nothing in flight and its route idle and open is never polled again: it is not
+     * in the ready queue, not waiting for its peer ({@code awaitingPeer} false) and has no deadline
+     * ({@code cachedDeadline} NO_DEADLINE, the engine's {@code pollTimeout()} too). Seed 15: 7 engines, 1 path,
+     * grants on; two SENDs of ~14.5 KB from node 3 to node 5 stay posted for 2 s after the heal.
+     */
+    @Disabled("issue 9 (engine v2 step 3): with receiver grants a QP with data waiting can be left with no "
+            + "deadline, not ready and not awaiting its peer: its work never completes")
+    @Test
+    void qpWithDataWaitingIsAlwaysWokenAgain() {
+        StressResult r = StressRun.run(15);
+        assertTrue(r.passed(), r::line);
     }
 }
