@@ -204,4 +204,51 @@ class StressRegressionTest {
         StressResult r = StressRun.run(15);
         assertTrue(r.passed(), r::line);
     }
+
+    /**
+     * F5, minimal: 2 engines, 1 path, receiver grants of 25 Gb/s, 32 QPs each posting one SEND of 14,563 bytes,
+     * the receives posted only at 100 us (so the first packets meet RNR and come back through the RNR hold).
+     * Every SEND must complete once the receives are there; today one QP is left with its SEND outstanding and
+     * no deadline, not ready, not awaiting its peer (5 data packets sent, 2 RNR NAKs). Without grants all 32
+     * complete by 255 us.
+     */
+    @Disabled("issue 9 (engine v2 step 3): with receiver grants a QP with data waiting can be left with no "
+            + "deadline, not ready and not awaiting its peer: its work never completes")
+    @Test
+    void everySendCompletesAfterRnrWithGrantsOn() {
+        EngineConfig cfg = new EngineConfig().paths(1).planes(1).inboundCapacityBps(25_000_000_000L).sqDepth(4);
+        Network net = new Network(15, 2, cfg, 25_000_000_000L, 2_212, 262_144, 128_564);
+        int qps = 32;
+        Endpoint[] a = new Endpoint[qps];
+        Endpoint[] b = new Endpoint[qps];
+        for (int i = 0; i < qps; i++) {
+            a[i] = new Endpoint(net, 0, 1 << 16);
+            b[i] = new Endpoint(net, 1, 1 << 16);
+            Endpoint.connect(net, a[i], b[i]);
+            assertEquals(QueuePair.OK, a[i].qp.postSend(i, a[i].src, 0, 14_563, QueuePair.SIGNALED));
+        }
+        net.at(100_000, () -> {
+            for (Endpoint e : b) {
+                assertEquals(QueuePair.OK, e.qp.postRecv(1, e.dst, 0, 16_384));
+            }
+        });
+        boolean done = net.runUntil(() -> {
+            for (Endpoint e : a) {
+                if (e.sendDone() == 0) {
+                    return false;
+                }
+            }
+            return true;
+        }, 100_000_000L);
+        StringBuilder stuck = new StringBuilder();
+        for (Endpoint e : a) {
+            if (e.sendDone() == 0) {
+                stuck.append(e.qp).append(' ').append(e.qp.counters()).append('\n');
+            }
+        }
+        assertTrue(done, () -> "SENDs never completed:\n" + stuck);
+        for (Endpoint e : a) {
+            assertEquals(WcStatus.SUCCESS, e.sendStatuses.getFirst(), e.sendCompletions::toString);
+        }
+    }
 }
