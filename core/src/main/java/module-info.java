@@ -3,4 +3,5 @@ module io.metaroce.core {
     exports io.metaroce.core;
     exports io.metaroce.core.wire;
     exports io.metaroce.core.testkit;
+    exports io.metaroce.core.testkit.stress;
 }

@@ -93,7 +93,10 @@ final class TransmitScheduler {
 
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
         if (c.grantBps > 0 && grantNextNs - nowNs > 0) {
-            return 0; // HINT-3: the receiver's grant paces the whole QP
+            // HINT-3: the receiver's grant paces the whole QP. Its timer covers only a route with room, so wait on the
+            // peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
+            awaitRoom();
+            return 0;
         }
         // Choose what to send: retransmissions first (REL-4), then new segments, alternating between the
         // application's queue and READ responses.
@@ -131,7 +134,7 @@ final class TransmitScheduler {
         }
         Path p = choosePath(nowNs);
         if (p == null) {
-            c.paths[0].peer.await(c.face); // PATH-15: woken when a packet to this peer leaves flight
+            awaitRoom();
             return 0;
         }
         if (retransmit) {
@@ -158,6 +161,11 @@ final class TransmitScheduler {
         c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
         pace(nowNs, p, len);
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
+    }
+
+    /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing has its own timer). */
+    private void awaitRoom() {
+        c.paths[0].peer.await(c.face);
     }
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
