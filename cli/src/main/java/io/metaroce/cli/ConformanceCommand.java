@@ -103,8 +103,12 @@ public final class ConformanceCommand implements Runnable {
             PrintWriter o = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             List<Script> cases;
+            String accounting;
             try {
-                cases = sel.suite().select(sel.section, sel.name, sel.strict);
+                Suite suite = sel.suite();
+                cases = suite.select(sel.section, sel.name, sel.strict);
+                accounting = accounting(suite.cases().size(), suite.select(sel.section, sel.name, true).size(),
+                        cases.size());
             } catch (IOException | ScriptException e) {
                 err.println("conformance: " + e.getMessage());
                 return 2;
@@ -119,6 +123,7 @@ public final class ConformanceCommand implements Runnable {
                 Runner runner = new Runner(target == null ? 0 : toleranceUs * 1000);
                 SuiteRun run = SuiteRun.run(cases, t, runner, sel.strict, r -> line(o, r));
                 o.println(run.summary());
+                o.println(accounting);
                 if (out != null) {
                     for (Path p : Reports.writeAll(run, out)) {
                         o.println("wrote " + p);
@@ -129,6 +134,22 @@ public final class ConformanceCommand implements Runnable {
                 err.println("conformance: " + e.getMessage());
                 return 2;
             }
+        }
+
+        /**
+         * Where every case of the suite went: {@code total} cases, {@code matching} of them in the section/name
+         * selection, {@code run} of those run (the others are SHOULD cases, run only with --strict).
+         */
+        static String accounting(int total, int matching, int run) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "the suite has %d cases: %d run", total, run));
+            if (matching > run) {
+                sb.append(String.format(Locale.ROOT, ", %d SHOULD case%s not run (--strict runs them)", matching - run,
+                        matching - run == 1 ? "" : "s"));
+            }
+            if (total > matching) {
+                sb.append(String.format(Locale.ROOT, ", %d outside the selection", total - matching));
+            }
+            return sb.toString();
         }
 
         private Target open() throws Target.TargetException {
