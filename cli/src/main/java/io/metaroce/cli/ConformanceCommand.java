@@ -1,5 +1,6 @@
 package io.metaroce.cli;
 
+import io.metaroce.cli.options.Converters;
 import io.metaroce.conformance.CaseResult;
 import io.metaroce.conformance.Reports;
 import io.metaroce.conformance.Runner;
@@ -68,10 +69,10 @@ public final class ConformanceCommand implements Runnable {
     public static final class Run implements Callable<Integer> {
         @CommandLine.Mixin
         Selection sel = new Selection();
-        @Option(names = "--target", paramLabel = "HOST:PORT",
+        @Option(names = "--target", paramLabel = "HOST:PORT", converter = Converters.Address.class,
                 description = "Control address of a conformance agent (./metaroce agent --listen HOST:PORT). "
                         + "Default: our engine in process.")
-        String target;
+        InetSocketAddress target;
         @Option(names = "--local", paramLabel = "HOST", defaultValue = "127.0.0.1",
                 description = "With --target: local address of the tester's sockets (default ${DEFAULT-VALUE}).")
         String local;
@@ -156,13 +157,7 @@ public final class ConformanceCommand implements Runnable {
             if (target == null) {
                 return new InProcessTarget(mutation, 42);
             }
-            InetSocketAddress addr;
-            try {
-                addr = HostPort.parse("--target", target);
-            } catch (IllegalArgumentException e) {
-                throw new Target.TargetException(e.getMessage());
-            }
-            return new RemoteTarget(addr, local, timeScale);
+            return new RemoteTarget(target, local, timeScale);
         }
 
         private void line(PrintWriter o, CaseResult r) {

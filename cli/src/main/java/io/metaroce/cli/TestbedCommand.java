@@ -4,9 +4,9 @@ import io.metaroce.net.testbed.PlaneCounters;
 import io.metaroce.net.testbed.Testbed;
 import io.metaroce.net.testbed.TestbedException;
 import io.metaroce.net.testbed.TestbedSpec;
-import io.metaroce.net.testbed.Units;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import io.metaroce.cli.options.Converters;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -73,24 +73,25 @@ public final class TestbedCommand implements Runnable {
         int hosts;
         @Option(names = "--planes", defaultValue = "4", description = "planes (default ${DEFAULT-VALUE})")
         int planes;
-        @Option(names = "--mtu", defaultValue = "9000", description = "MTU of every link (default ${DEFAULT-VALUE})")
+        @Option(names = "--mtu", defaultValue = "9000", paramLabel = "SIZE", converter = Converters.IntSize.class,
+                description = "link MTU of every veth: the IP packet's largest size, bytes (default ${DEFAULT-VALUE})")
         int mtu;
-        @Option(names = "--rate", defaultValue = "0",
-                description = "bottleneck rate of each switch port towards its host, e.g. 10gbit, 500mbit, "
-                        + "1000000 (bit/s); 0 = unlimited (default ${DEFAULT-VALUE})")
-        String rate;
-        @Option(names = "--buffer", defaultValue = "0",
-                description = "bfifo byte limit behind the rate limiter, e.g. 1mb, 64kb; 0 = the htb class's "
-                        + "default packet fifo (default ${DEFAULT-VALUE})")
-        String buffer;
-        @Option(names = "--loss", defaultValue = "0",
+        @Option(names = "--rate", defaultValue = "0", paramLabel = "RATE", converter = Converters.Rate.class,
+                description = "bottleneck rate of each switch port towards its host, e.g. 10Gbps, 500Mbps, "
+                        + "10gbit (bits/s); 0 = unlimited (default ${DEFAULT-VALUE})")
+        long rate;
+        @Option(names = "--buffer", defaultValue = "0", paramLabel = "SIZE", converter = Converters.Size.class,
+                description = "bfifo byte limit behind the rate limiter, e.g. 1MiB, 64KiB, 100KB; 0 = the htb "
+                        + "class's default packet fifo (default ${DEFAULT-VALUE})")
+        long buffer;
+        @Option(names = "--loss", defaultValue = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
                 description = "random loss of every IPv4 frame at each switch, e.g. 0.01 or 1%% "
                         + "(default ${DEFAULT-VALUE})")
-        String loss;
-        @Option(names = "--ecn-rate", defaultValue = "0",
+        double loss;
+        @Option(names = "--ecn-rate", defaultValue = "0", paramLabel = "RATE", converter = Converters.Rate.class,
                 description = "phantom-queue rate: ECT packets towards a host are marked CE while the traffic "
-                        + "to it exceeds this rate, e.g. 9gbit; 0 = off (default ${DEFAULT-VALUE})")
-        String ecnRate;
+                        + "to it exceeds this rate, e.g. 9Gbps; 0 = off (default ${DEFAULT-VALUE})")
+        long ecnRate;
         @Option(names = "--offloads", defaultValue = "off",
                 description = "TSO/GSO/GRO on the veths: off (every packet is one wire frame; best for loss and "
                         + "ECN experiments) or on (default ${DEFAULT-VALUE})")
@@ -108,8 +109,7 @@ public final class TestbedCommand implements Runnable {
                     case "on" -> false;
                     default -> throw new IllegalArgumentException("--offloads must be on or off: " + offloads);
                 };
-                s = new TestbedSpec(name, hosts, planes, mtu, Units.parseRate(rate), Units.parseSize(buffer),
-                        Units.parseFraction(loss), Units.parseRate(ecnRate), off);
+                s = new TestbedSpec(name, hosts, planes, mtu, rate, buffer, loss, ecnRate, off);
             } catch (IllegalArgumentException e) {
                 System.err.println("metaroce testbed up: " + e.getMessage());
                 return 2;
@@ -228,21 +228,15 @@ public final class TestbedCommand implements Runnable {
         String name;
         @Option(names = "--plane", description = "only this plane (default: all)")
         Integer plane;
-        @Parameters(index = "0", paramLabel = "RATE", description = "loss rate, e.g. 0.05 or 5%%")
-        String rate;
+        @Parameters(index = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
+                description = "loss rate, e.g. 0.05 or 5%%")
+        double loss;
 
         public Loss() {
         }
 
         @Override
         public Integer call() throws Exception {
-            double loss;
-            try {
-                loss = Units.parseFraction(rate);
-            } catch (IllegalArgumentException e) {
-                System.err.println("metaroce testbed loss: " + e.getMessage());
-                return 2;
-            }
             return guarded(() -> {
                 Testbed tb = Testbed.attach(name);
                 if (plane == null) {

@@ -11,9 +11,11 @@ import java.util.SplittableRandom;
  * CNPs ({@link Dcqcn}).
  *
  * <ul>
- *   <li>Path: each QP gets a seeded plane (spread over planes) and a seeded 14-bit path id, the UDP source
- *       port entropy ({@code 49152 + pathId}) by which ECMP pins it to one path. ACK/NAK/CNP go back on the
- *       same plane with the same port.</li>
+ *   <li>Path: each QP gets a seeded plane and a seeded 14-bit path id, the UDP source port entropy
+ *       ({@code 49152 + pathId}) by which ECMP pins it to one path. Further QPs between the same two hosts take
+ *       the following planes in turn (the k-th on the first QP's plane + k), as deployments spread a host pair's
+ *       QPs over their NICs: with one QP per plane per pair every plane carries one. ACK/NAK/CNP go back on
+ *       the same plane with the same port.</li>
  *   <li>Requester: messages are sent in posting order, segmented into {@link RoceConfig#mtu} payloads, ECT(0),
  *       paced at the QP's DCQCN rate (line rate, the host link rate, until a CNP). QPs of one NIC port share
  *       it: the port sends one packet per serialization time, picking the QP whose pacer allows the earliest
@@ -67,6 +69,8 @@ public final class RoceTransport implements Transport {
     private final EventHandler flushHandler = this::onFlush;
     private RoceQp[] qps = new RoceQp[16];
     private int qpCount;
+    /** Per (src, dst) pair: its first QP's plane and how many QPs it has (for spreading over planes). */
+    private final Map<Long, int[]> pairPlanes = new java.util.HashMap<>();
     private Listener listener = NO_LISTENER;
 
     private long dataPacketsSent;
@@ -127,8 +131,10 @@ public final class RoceTransport implements Transport {
         if (src == dst) {
             throw new IllegalArgumentException("a connection needs two hosts, got " + src + " -> " + dst);
         }
-        int plane = rng.nextInt(fabric.planes());
+        int seededPlane = rng.nextInt(fabric.planes());
         int pathId = rng.nextInt(1 << 14);
+        int[] pair = pairPlanes.computeIfAbsent((long) src << 32 | dst, k -> new int[] {seededPlane, 0});
+        int plane = (pair[0] + pair[1]++) % fabric.planes(); // the first QP keeps its seeded plane
         if (qpCount == qps.length) {
             qps = Arrays.copyOf(qps, qpCount * 2);
         }

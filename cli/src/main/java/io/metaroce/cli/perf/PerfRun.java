@@ -17,6 +17,10 @@ final class PerfRun {
         try {
             o.applyDefaults(kind);
             o.validate(kind);
+            for (String w : o.deprecations()) {
+                err.println("perf " + kind.id() + ": warning: " + w);
+                err.flush();
+            }
             if (o.injectLoss > 0) {
                 err.printf(Locale.ROOT, "perf %s: --inject-loss %s is a TEST-ONLY receiver-side drop: this device "
                         + "discards that fraction of the protocol datagrams it receives before the engine sees them "
@@ -64,7 +68,7 @@ final class PerfRun {
         rec.world = o.world;
         rec.planes = o.planes.size();
         rec.paths = o.paths;
-        rec.mtu = o.mtu;
+        rec.mtu = o.payloadMtu();
         rec.kind = kind.id();
         rec.bytes = r.size > 0 ? r.size : o.size();
         rec.iters = r.iters;

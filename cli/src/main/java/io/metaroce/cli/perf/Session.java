@@ -366,7 +366,7 @@ final class Session implements AutoCloseable {
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
-        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.mtu);
+        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.payloadMtu());
         out.printf(Locale.ROOT, " Number of qps   : %-12d TX depth        : %d%n", o.qps, o.txDepth);
         if (kind == TestKind.SEND_BW && o.server()) {
             out.printf(Locale.ROOT, " RX depth        : %d%n", o.rxDepthValue());
