@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,7 +50,6 @@ public final class RoceTransport implements Transport {
     static final int OP_WRITE_ONLY_IMM = 0x0B;
     static final int OP_ACKNOWLEDGE = 0x11;
     static final int OP_CNP = 0x81;
-    private static final int ECT0 = 2;
 
     private static final Listener NO_LISTENER = new Listener() {
         @Override public void delivered(int conn, long tag, long nowPs) { }
@@ -290,7 +290,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.dst;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = ECT0;
+        p.ecn = Ecn.ECT0;
         p.opcode = first && last ? OP_WRITE_ONLY_IMM : first ? OP_WRITE_FIRST : last ? OP_WRITE_LAST_IMM
                 : OP_WRITE_MIDDLE;
         p.data = true;
@@ -325,7 +325,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.src;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = 0;
+        p.ecn = Ecn.NOT_ECT;
         p.opcode = kind == KIND_CNP ? OP_CNP : OP_ACKNOWLEDGE;
         p.data = false;
         p.flow = qp.id;
@@ -367,7 +367,7 @@ public final class RoceTransport implements Transport {
 
     private void onData(RoceQp qp, Packet p) {
         long now = loop.nowPs();
-        if (p.ecn == Packet.ECN_CE) {
+        if (p.ecn == Ecn.CE) {
             ceReceived++;
             if (qp.lastCnpPs == Long.MIN_VALUE || now - qp.lastCnpPs >= cfg.cnpIntervalPs) {
                 qp.lastCnpPs = now;
