@@ -125,6 +125,10 @@ public final class PerfOptions {
     @Option(names = "--expect-p99-us", paramLabel = "X", description = "Acceptance (latency tests): lat_p99_us <= X.")
     Double expectP99Us;
 
+    @Option(names = "--json", description = "Print one JSON document with the run's results on standard output "
+            + "(perftest's --out_json fields and the record's metrics); the text report goes to standard error.")
+    boolean json;
+
     @Option(names = "--stats", description = "Print the device's statistics at the end.")
     boolean stats;
 

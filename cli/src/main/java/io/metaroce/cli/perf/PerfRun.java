@@ -7,13 +7,17 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** Runs one perf test on one side, prints its report, writes its record and returns the exit code. */
 final class PerfRun {
     private PerfRun() {
     }
 
-    static int run(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err) {
+    static int run(TestKind kind, PerfOptions o, PrintWriter stdout, PrintWriter err) {
+        // With --json, standard output carries the one JSON document and the text report moves to stderr.
+        PrintWriter out = o.json ? err : stdout;
+        ExperimentRecord rec = null;
         try {
             o.applyDefaults(kind);
             o.validate(kind);
@@ -40,7 +44,7 @@ final class PerfRun {
                 out.print(stats.format());
                 out.flush();
             }
-            ExperimentRecord rec = record(kind, o, r, stats);
+            rec = record(kind, o, r, stats);
             if (o.record != null) {
                 rec.write(o.record);
                 out.println("record: " + o.record + " (verdict: " + rec.verdict() + ")");
@@ -53,12 +57,24 @@ final class PerfRun {
             if (!failures.isEmpty()) {
                 throw new PerfException(PerfException.ACCEPTANCE, "verdict: fail: " + String.join("; ", failures));
             }
+            ExperimentRecord finished = rec;
+            json(stdout, o, () -> PerfJson.document(kind, o, finished, 0, null));
             return 0;
         } catch (PerfException e) {
             err.println("perf " + kind.id() + ": error: " + e.getMessage());
             err.flush();
             out.flush();
+            ExperimentRecord done = rec;
+            json(stdout, o, () -> done == null ? PerfJson.failure(kind, o, e.exitCode(), e.getMessage())
+                    : PerfJson.document(kind, o, done, e.exitCode(), e.getMessage()));
             return e.exitCode();
+        }
+    }
+
+    private static void json(PrintWriter stdout, PerfOptions o, Supplier<String> doc) {
+        if (o.json) {
+            stdout.println(doc.get());
+            stdout.flush();
         }
     }
 

@@ -135,11 +135,11 @@ class PerfPartsTest {
     }
 
     @Test
-    void jsonParsesWhatItNeeds() {
-        assertEquals(Map.of("a", List.of(1L, 2.5, "x\"y\u00e9", true, false)),
-                Json.parse(" {\"a\" : [1, 2.5, \"x\\\"y\\u00e9\", true, false]} "));
-        assertEquals(null, Json.parse("null"));
-        assertThrows(IllegalArgumentException.class, () -> Json.parse("{\"a\": 1} x"));
+    void jsonStringsAreQuotedAndBadFilesAreOneLineErrors() {
+        assertEquals("\"x\\\"y\\n\u00e9\"", StatsJson.quote("x\"y\n\u00e9"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> StatsJson.read("{\"qps\": [}"));
+        assertTrue(e.getMessage().startsWith("statistics JSON: ") && !e.getMessage().contains("\n"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StatsJson.read("null"));
     }
 
     @Test
