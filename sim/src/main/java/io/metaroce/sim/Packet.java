@@ -8,6 +8,9 @@ import java.lang.foreign.MemorySegment;
  * enough for the engine's largest datagram. Identified by {@link #id} so events can carry it as a long.
  */
 public final class Packet {
+    /** The CE codepoint, {@link Ecn#CE} (one definition; this name stays for code not yet switched to Ecn). */
+    public static final int ECN_CE = Ecn.CE;
+
     final int id;
     final byte[] buf;
     final MemorySegment seg;
