@@ -52,11 +52,11 @@ iperf() {
 # our write-bw, one QP, from host 0 to host 1 over n planes, in Gb/s (record in $out/$1.yaml)
 ours() {
   local name=$1 n=$2; shift 2
-  ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --mtu 8192 \
+  ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --payload-mtu 8192 \
       -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" > "$out/$name.server.log" 2>&1 &
   local spid=$!; sleep 2
   ex 0 "$root/metaroce" perf write-bw "$(addr 1 0)" -p 4793 --planes "$(planes 0 "$n")" --paths $((n * 4)) \
-      --mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
+      --payload-mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
       --record "$out/$name.yaml" "$@" > "$out/$name.client.log" 2>&1 || true
   wait "$spid" 2>/dev/null || true
   metric "$out/$name.yaml" goodput_gbps
@@ -90,7 +90,7 @@ fi
 
 if want 3; then
 say "3. four planes, each limited to $rate by htb"
-mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buffer 1mb >/dev/null
+mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buffer 1MiB >/dev/null
 r=$(python3 -c "s='$rate'.lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(s.rstrip('bit')[:-1])*m[s.rstrip('bit')[-1]]/1e9 if s.rstrip('bit')[-1] in m else float(s)/1e9)")
 agg=$(ours planes-4 4)
 row "aggregate over 4 planes (Gb/s; R = $r)" "$agg ($(ratio "$agg" "$r") R, target >= 3.6 R)"

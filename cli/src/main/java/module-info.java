@@ -6,8 +6,10 @@ module io.metaroce.cli {
     requires io.metaroce.sim;
     requires io.metaroce.conformance;
     requires info.picocli;
+    requires com.fasterxml.jackson.jr.ob;
     requires HdrHistogram;
     opens io.metaroce.cli to info.picocli;
     opens io.metaroce.cli.perf to info.picocli;
     opens io.metaroce.cli.sim to info.picocli;
+    opens io.metaroce.cli.options to info.picocli;
 }

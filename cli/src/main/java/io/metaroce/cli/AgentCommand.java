@@ -2,6 +2,7 @@ package io.metaroce.cli;
 
 import io.metaroce.conformance.agent.Agent;
 import io.metaroce.core.Mutation;
+import io.metaroce.cli.options.Converters;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -18,8 +19,9 @@ import java.util.concurrent.Callable;
                 + "docs/conformance/AGENT-PROTOCOL.md.")
 public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4800",
-            description = "Control address (default ${DEFAULT-VALUE}).")
-    String listen;
+            converter = Converters.Address.class,
+            description = "Control address, [IPV6]:PORT for IPv6 (default ${DEFAULT-VALUE}).")
+    InetSocketAddress listen;
     @Option(names = "--data-port", paramLabel = "PORT", defaultValue = "0",
             description = "Datapath UDP port on the same host; 0 picks a free one (default ${DEFAULT-VALUE}).")
     int dataPort;
@@ -35,14 +37,7 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter o = spec.commandLine().getOut();
-        InetSocketAddress addr;
-        try {
-            addr = HostPort.parse("--listen", listen);
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("agent: " + e.getMessage());
-            return 2;
-        }
-        try (Agent agent = new Agent(addr, dataPort, mutation)) {
+        try (Agent agent = new Agent(listen, dataPort, mutation)) {
             o.println("metaroce agent: control " + agent.controlAddress() + ", datapath " + agent.dataAddress()
                     + " (protocol v" + Agent.PROTOCOL_VERSION + "; engine on the wall clock)");
             o.flush();

@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -7,8 +8,8 @@ import java.lang.foreign.MemorySegment;
  * enough for the engine's largest datagram. Identified by {@link #id} so events can carry it as a long.
  */
 public final class Packet {
-    /** ECN codepoint CE. */
-    public static final int ECN_CE = 3;
+    /** The CE codepoint, {@link Ecn#CE} (one definition; this name stays for code not yet switched to Ecn). */
+    public static final int ECN_CE = Ecn.CE;
 
     final int id;
     final byte[] buf;

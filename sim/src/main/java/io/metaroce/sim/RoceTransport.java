@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,9 +12,11 @@ import java.util.SplittableRandom;
  * CNPs ({@link Dcqcn}).
  *
  * <ul>
- *   <li>Path: each QP gets a seeded plane (spread over planes) and a seeded 14-bit path id, the UDP source
- *       port entropy ({@code 49152 + pathId}) by which ECMP pins it to one path. ACK/NAK/CNP go back on the
- *       same plane with the same port.</li>
+ *   <li>Path: each QP gets a seeded plane and a seeded 14-bit path id, the UDP source port entropy
+ *       ({@code 49152 + pathId}) by which ECMP pins it to one path. Further QPs between the same two hosts take
+ *       the following planes in turn (the k-th on the first QP's plane + k), as deployments spread a host pair's
+ *       QPs over their NICs: with one QP per plane per pair every plane carries one. ACK/NAK/CNP go back on
+ *       the same plane with the same port.</li>
  *   <li>Requester: messages are sent in posting order, segmented into {@link RoceConfig#mtu} payloads, ECT(0),
  *       paced at the QP's DCQCN rate (line rate, the host link rate, until a CNP). QPs of one NIC port share
  *       it: the port sends one packet per serialization time, picking the QP whose pacer allows the earliest
@@ -47,7 +50,6 @@ public final class RoceTransport implements Transport {
     static final int OP_WRITE_ONLY_IMM = 0x0B;
     static final int OP_ACKNOWLEDGE = 0x11;
     static final int OP_CNP = 0x81;
-    private static final int ECT0 = 2;
 
     private static final Listener NO_LISTENER = new Listener() {
         @Override public void delivered(int conn, long tag, long nowPs) { }
@@ -67,6 +69,8 @@ public final class RoceTransport implements Transport {
     private final EventHandler flushHandler = this::onFlush;
     private RoceQp[] qps = new RoceQp[16];
     private int qpCount;
+    /** Per (src, dst) pair: its first QP's plane and how many QPs it has (for spreading over planes). */
+    private final Map<Long, int[]> pairPlanes = new java.util.HashMap<>();
     private Listener listener = NO_LISTENER;
 
     private long dataPacketsSent;
@@ -127,8 +131,10 @@ public final class RoceTransport implements Transport {
         if (src == dst) {
             throw new IllegalArgumentException("a connection needs two hosts, got " + src + " -> " + dst);
         }
-        int plane = rng.nextInt(fabric.planes());
+        int seededPlane = rng.nextInt(fabric.planes());
         int pathId = rng.nextInt(1 << 14);
+        int[] pair = pairPlanes.computeIfAbsent((long) src << 32 | dst, k -> new int[] {seededPlane, 0});
+        int plane = (pair[0] + pair[1]++) % fabric.planes(); // the first QP keeps its seeded plane
         if (qpCount == qps.length) {
             qps = Arrays.copyOf(qps, qpCount * 2);
         }
@@ -284,7 +290,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.dst;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = ECT0;
+        p.ecn = Ecn.ECT0;
         p.opcode = first && last ? OP_WRITE_ONLY_IMM : first ? OP_WRITE_FIRST : last ? OP_WRITE_LAST_IMM
                 : OP_WRITE_MIDDLE;
         p.data = true;
@@ -319,7 +325,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.src;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = 0;
+        p.ecn = Ecn.NOT_ECT;
         p.opcode = kind == KIND_CNP ? OP_CNP : OP_ACKNOWLEDGE;
         p.data = false;
         p.flow = qp.id;
@@ -361,7 +367,7 @@ public final class RoceTransport implements Transport {
 
     private void onData(RoceQp qp, Packet p) {
         long now = loop.nowPs();
-        if (p.ecn == Packet.ECN_CE) {
+        if (p.ecn == Ecn.CE) {
             ceReceived++;
             if (qp.lastCnpPs == Long.MIN_VALUE || now - qp.lastCnpPs >= cfg.cnpIntervalPs) {
                 qp.lastCnpPs = now;

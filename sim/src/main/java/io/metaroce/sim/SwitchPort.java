@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.util.SplittableRandom;
 
 /**
@@ -161,9 +162,9 @@ public final class SwitchPort implements EventHandler {
             pool.release(p);
             return;
         }
-        if (p.ecn != 0 && p.ecn != Packet.ECN_CE && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
+        if (Ecn.capable(p.ecn) && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
             if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
-                p.ecn = Packet.ECN_CE;
+                p.ecn = Ecn.CE;
                 marked++;
             }
         }

@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.BufferInfo;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.MemoryRegion;
@@ -110,7 +111,7 @@ final class Session implements AutoCloseable {
             Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
             eps.add(ep);
             // posted before connecting (the QP is in INIT), so the server's message finds it
-            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, BufferInfo.BYTES);
             try {
                 device.connect(qp, server, timeoutMs);
             } catch (IllegalStateException e) {
@@ -141,7 +142,7 @@ final class Session implements AutoCloseable {
             DeviceQp qp = acceptOne(i);
             Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
             eps.add(ep);
-            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, BufferInfo.BYTES);
             setup.accept(ep);
             sendInfo(ep);
         }
@@ -174,7 +175,7 @@ final class Session implements AutoCloseable {
     void sendInfo(Endpoint ep) {
         ep.mine.encode(ep.ctrl.segment(), Endpoint.CTRL_MY_INFO);
         post(ep, "buffer message", () -> ep.qp.postSend(Wire.wrId(Wire.WR_INFO_SEND, ep.index, 0), ep.ctrl,
-                Endpoint.CTRL_MY_INFO, Wire.BufferInfo.BYTES, QueuePair.SIGNALED), null);
+                Endpoint.CTRL_MY_INFO, BufferInfo.BYTES, QueuePair.SIGNALED), null);
     }
 
     /** Learns the remote QPNs (for the header) from one statistics snapshot. */
@@ -241,7 +242,11 @@ final class Session implements AutoCloseable {
         Endpoint ep = eps.get(Wire.wrQp(wc.wrId()));
         int type = Wire.wrType(wc.wrId());
         if (type == Wire.WR_INFO_RECV) {
-            ep.peer = Wire.BufferInfo.decode(ep.ctrl.segment(), Endpoint.CTRL_PEER_INFO);
+            try {
+                ep.peer = BufferInfo.decode(ep.ctrl.segment(), Endpoint.CTRL_PEER_INFO);
+            } catch (IllegalArgumentException e) {
+                throw new PerfException(PerfException.ERROR, "the peer's buffer message is malformed: " + e.getMessage());
+            }
             return true;
         }
         if (type == Wire.WR_INFO_SEND || type == Wire.WR_DONE_SEND) {
@@ -361,7 +366,7 @@ final class Session implements AutoCloseable {
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
-        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.mtu);
+        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.payloadMtu());
         out.printf(Locale.ROOT, " Number of qps   : %-12d TX depth        : %d%n", o.qps, o.txDepth);
         if (kind == TestKind.SEND_BW && o.server()) {
             out.printf(Locale.ROOT, " RX depth        : %d%n", o.rxDepthValue());
@@ -387,9 +392,9 @@ final class Session implements AutoCloseable {
         out.println(dash);
         for (Endpoint ep : eps) {
             out.printf(Locale.ROOT, " local address:  QPN %s VA 0x%016x len %d rkey %s%n", hex(ep.qp.qpn()),
-                    ep.mine.va(), ep.mine.length(), hex(ep.mine.rkey()));
+                    ep.mine.address(), ep.mine.length(), hex(ep.mine.rkey()));
             out.printf(Locale.ROOT, " remote address: QPN %s VA 0x%016x len %d rkey %s%n",
-                    ep.remoteQpn < 0 ? "?" : hex(ep.remoteQpn), ep.peer.va(), ep.peer.length(), hex(ep.peer.rkey()));
+                    ep.remoteQpn < 0 ? "?" : hex(ep.remoteQpn), ep.peer.address(), ep.peer.length(), hex(ep.peer.rkey()));
         }
         out.println(dash);
         out.flush();

@@ -2,6 +2,10 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 import io.metaroce.net.DeviceStats;
+import com.fasterxml.jackson.jr.ob.JSON;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -10,7 +14,7 @@ import java.util.Map;
 
 /**
  * {@link DeviceStats} as JSON and back: the statistics file a running tool writes and {@code metaroce stats}
- * reads. Field names are the record's in snake case; counters by {@link Counter} name (unknown names are
+ * reads (JSON through jackson-jr). Field names are the record's in snake case; counters by {@link Counter} name (unknown names are
  * skipped when reading, so a newer writer stays readable).
  */
 final class StatsJson {
@@ -24,8 +28,8 @@ final class StatsJson {
     static String write(DeviceStats d, long writtenAtMs, String source) {
         StringBuilder b = new StringBuilder(1024);
         b.append("{\n  \"written_at_ms\": ").append(writtenAtMs)
-                .append(",\n  \"source\": ").append(Json.quote(source))
-                .append(",\n  \"transport\": ").append(Json.quote(d.transport()))
+                .append(",\n  \"source\": ").append(quote(source))
+                .append(",\n  \"transport\": ").append(quote(d.transport()))
                 .append(",\n  \"rx_datagrams\": ").append(d.rxDatagrams())
                 .append(",\n  \"tx_datagrams\": ").append(d.txDatagrams())
                 .append(",\n  \"tx_send_drops\": ").append(d.txSendDrops())
@@ -38,7 +42,7 @@ final class StatsJson {
         for (int k = 0; k < d.qps().size(); k++) {
             DeviceStats.QpStats q = d.qps().get(k);
             b.append(k == 0 ? "\n" : ",\n");
-            b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(Json.quote(q.state()))
+            b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(quote(q.state()))
                     .append(", \"remote_qpn\": ").append(q.remoteQpn()).append(", \"counters\": ");
             counters(b, q.counters());
             b.append(", \"paths\": [");
@@ -46,7 +50,7 @@ final class StatsJson {
                 DeviceStats.PathStats p = q.paths().get(j);
                 b.append(j == 0 ? "\n" : ",\n");
                 b.append("      {\"id\": ").append(p.id()).append(", \"plane\": ").append(p.plane())
-                        .append(", \"state\": ").append(Json.quote(p.state()))
+                        .append(", \"state\": ").append(quote(p.state()))
                         .append(", \"srtt_ns\": ").append(p.srttNs())
                         .append(", \"cwnd_bytes\": ").append(p.cwndBytes())
                         .append(", \"inflight_bytes\": ").append(p.inflightBytes())
@@ -75,7 +79,13 @@ final class StatsJson {
 
     /** Parses what {@link #write} wrote; throws IllegalArgumentException naming what is wrong. */
     static Snapshot read(String json) {
-        if (!(Json.parse(json) instanceof Map<?, ?> m)) {
+        Object tree;
+        try {
+            tree = JSON.std.anyFrom(json);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("statistics JSON: " + e.getMessage().lines().findFirst().orElse("unreadable"), e);
+        }
+        if (!(tree instanceof Map<?, ?> m)) {
             throw new IllegalArgumentException("statistics JSON: not an object");
         }
         List<DeviceStats.QpStats> qps = new ArrayList<>();
@@ -96,6 +106,15 @@ final class StatsJson {
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
                 num(m, "duty_cycles"), qps);
         return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
+    }
+
+    /** {@code s} as a JSON string literal, quotes and escapes included. */
+    static String quote(String s) {
+        try {
+            return JSON.std.asString(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // not reachable: writing a String to a String
+        }
     }
 
     private static Map<Counter, Long> counters(Map<?, ?> m) {
