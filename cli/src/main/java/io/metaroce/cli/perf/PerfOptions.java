@@ -71,11 +71,25 @@ public final class PerfOptions {
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
-    @Option(names = "--gro", description = "Ask the kernel for UDP GRO on the receive sockets.")
-    boolean gro;
+    @Option(names = "--no-gro", description = "Do not ask the kernel for UDP GRO on the receive sockets (on by default).")
+    boolean noGro;
 
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
+
+    @Option(names = "--tx-rate-gbps", paramLabel = "GBPS",
+            description = "The device's transmit pacing rate in Gb/s; 0 = off (default: the links' line rate where "
+                    + "the kernel reports one, else off).")
+    Double txRateGbps;
+
+    @Option(names = "--inbound-gbps", paramLabel = "GBPS",
+            description = "Inbound capacity the device shares among its senders, in Gb/s; 0 = off (default: as "
+                    + "--tx-rate-gbps).")
+    Double inboundGbps;
+
+    @Option(names = "--pacing-gain", paramLabel = "X",
+            description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
+    Double pacingGain;
 
     @Option(names = "--window", paramLabel = "PACKETS",
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
@@ -152,6 +166,9 @@ public final class PerfOptions {
         require(mtu >= 64 && mtu <= 65_000, "--mtu must be in 64..65000");
         require(injectLoss >= 0 && injectLoss < 1, "--inject-loss must be in [0, 1)");
         require(timeoutS > 0, "--timeout must be > 0");
+        require(txRateGbps == null || txRateGbps >= 0, "--tx-rate-gbps must be >= 0");
+        require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
+        require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         transportValue();
         idleValue();
@@ -230,6 +247,15 @@ public final class PerfOptions {
         if (window != null) {
             c.maxWindowPackets(window).initialWindowPackets(Math.min(c.initialWindowPackets, window));
         }
+        if (txRateGbps != null) {
+            c.txRateBps((long) (txRateGbps * 1e9));
+        }
+        if (inboundGbps != null) {
+            c.inboundCapacityBps((long) (inboundGbps * 1e9));
+        }
+        if (pacingGain != null) {
+            c.pacingGain(pacingGain);
+        }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }
@@ -244,6 +270,8 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client").gro(gro).gso(!noGso);
+                .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
+                // an explicit 0 means off, not "take the link's rate"
+                .rateFromLink(txRateGbps == null && inboundGbps == null);
     }
 }

@@ -358,6 +358,9 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
         out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
         out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
+        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
+                o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
+        out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
