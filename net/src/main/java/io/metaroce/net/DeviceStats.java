@@ -25,6 +25,9 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
     public record Datapath(long rxBuffers, long rxTruncated, long sendCalls, long sendMessages, long sendDatagrams,
                            long gsoMessages, long gsoSegments, long stalls, long stalledNs, int basePort,
                            int sendSockets, int connectedSockets, boolean gro, String rates) {
+        /** No figures. */
+        public static final Datapath NONE = new Datapath(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, "");
+
         /** Datagrams per sendmmsg call. */
         public double datagramsPerCall() {
             return sendCalls == 0 ? 0 : (double) sendDatagrams / sendCalls;
@@ -39,6 +42,13 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
         public double datagramsPerRxBuffer(long rxDatagrams) {
             return rxBuffers == 0 ? 0 : (double) rxDatagrams / rxBuffers;
         }
+    }
+
+    /** A snapshot without datapath figures (as read from a file written before they existed). */
+    public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
+                       long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps) {
+        this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
+                Datapath.NONE);
     }
 
     /** One QP. */

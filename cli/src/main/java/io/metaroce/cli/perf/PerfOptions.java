@@ -91,6 +91,11 @@ public final class PerfOptions {
             description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
     Double pacingGain;
 
+    @Option(names = "--stall-clamp-us", defaultValue = "2000", paramLabel = "US",
+            description = "Longest step of the engine's clock between two duty cycles; a longer gap (the I/O thread "
+                    + "was not scheduled) is left out of the protocol's timers; 0 = off (default ${DEFAULT-VALUE}).")
+    long stallClampUs;
+
     @Option(names = "--window", paramLabel = "PACKETS",
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
     Integer window;
@@ -169,6 +174,7 @@ public final class PerfOptions {
         require(txRateGbps == null || txRateGbps >= 0, "--tx-rate-gbps must be >= 0");
         require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
         require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
+        require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         transportValue();
         idleValue();
@@ -272,6 +278,6 @@ public final class PerfOptions {
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
                 .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
-                .rateFromLink(txRateGbps == null && inboundGbps == null);
+                .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000);
     }
 }

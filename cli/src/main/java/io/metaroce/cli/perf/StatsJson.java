@@ -116,7 +116,7 @@ final class StatsJson {
     /** The datapath block; files written before it existed read as zeros. */
     private static DeviceStats.Datapath datapath(Object o) {
         if (!(o instanceof Map<?, ?> p)) {
-            return new DeviceStats.Datapath(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, "");
+            return DeviceStats.Datapath.NONE;
         }
         return new DeviceStats.Datapath(num(p, "rx_buffers"), num(p, "rx_truncated"), num(p, "send_calls"),
                 num(p, "send_messages"), num(p, "send_datagrams"), num(p, "gso_messages"), num(p, "gso_segments"),
