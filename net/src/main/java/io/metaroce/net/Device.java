@@ -44,6 +44,8 @@ public final class Device implements AutoCloseable {
     private final IdleStrategy idle;
     private final Waiter waiter;
     private final String rateSource;
+    private final boolean inline;
+    private final java.util.concurrent.locks.ReentrantLock inlineLock = new java.util.concurrent.locks.ReentrantLock();
     private volatile boolean sleeping;
     private volatile Thread agentThread;
     private volatile boolean closed;
@@ -79,7 +81,7 @@ public final class Device implements AutoCloseable {
         }
         this.idle = IdleStrategy.of(o.idle);
         Waiter w = null;
-        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
+        if (o.agentThread && o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
             int[] fds = new int[sockets.rx.length];
             for (int p = 0; p < fds.length; p++) {
                 fds[p] = ((LinuxUdp) sockets.rx[p]).fd();
@@ -87,10 +89,39 @@ public final class Device implements AutoCloseable {
             w = new Waiter(fds);
         }
         this.waiter = w;
-        Thread t = new Thread(this::run, o.name + "-io");
-        t.setDaemon(true);
-        agentThread = t;
-        t.start();
+        this.inline = !o.agentThread;
+        if (!inline) {
+            Thread t = new Thread(this::run, o.name + "-io");
+            t.setDaemon(true);
+            agentThread = t;
+            t.start();
+        }
+    }
+
+    /**
+     * Without an agent thread ({@link DeviceOptions#agentThread(boolean) agentThread(false)}): runs one duty
+     * cycle of the device on the calling thread and returns the work it did, as an Aeron agent invoker does, so
+     * that an application polling its completions drives the device itself (no hand-off between threads). One
+     * thread at a time: a call while another thread is inside returns 0. With an agent thread: returns 0.
+     */
+    public int invoke() {
+        if (!inline || closed || !inlineLock.tryLock()) {
+            return 0;
+        }
+        try {
+            return agent.doWork(System.nanoTime());
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+            closed = true;
+            return 0;
+        } finally {
+            inlineLock.unlock();
+        }
+    }
+
+    /** True when the application drives the device with {@link #invoke()} (no agent thread). */
+    public boolean inline() {
+        return inline;
     }
 
     /**
@@ -188,7 +219,7 @@ public final class Device implements AutoCloseable {
 
     /** Runs {@code s} on the agent thread and waits for its result. */
     <T> T call(Supplier<T> s) {
-        if (Thread.currentThread() == agentThread) {
+        if (Thread.currentThread() == agentThread || inline && inlineLock.isHeldByCurrentThread()) {
             return s.get();
         }
         CompletableFuture<T> f = new CompletableFuture<>();
@@ -205,8 +236,16 @@ public final class Device implements AutoCloseable {
     }
 
     private <T> T await(CompletableFuture<T> f, long timeoutMs) {
+        if (inline) {
+            long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+            while (!f.isDone() && System.nanoTime() - deadline < 0 && failure == null) {
+                if (invoke() == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
         try {
-            return f.get(timeoutMs, TimeUnit.MILLISECONDS);
+            return f.get(inline ? 0 : timeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -237,7 +276,7 @@ public final class Device implements AutoCloseable {
     }
 
     private void wake() {
-        if (sleeping) {
+        if (sleeping && waiter != null) {
             waiter.wake();
         }
     }
@@ -302,7 +341,17 @@ public final class Device implements AutoCloseable {
 
     /** The next accepted QP, waiting up to {@code timeoutMs}; null on timeout. */
     public DeviceQp accept(long timeoutMs) throws InterruptedException {
-        return cm.accepted.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        if (!inline) {
+            return cm.accepted.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        DeviceQp q;
+        while ((q = cm.accepted.poll()) == null && System.nanoTime() - deadline < 0 && failure == null) {
+            if (invoke() == 0) {
+                Thread.yield();
+            }
+        }
+        return q;
     }
 
     /** A snapshot of the device's counters and every QP's paths, taken on the agent thread. */
@@ -399,6 +448,15 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
+        if (inline) {
+            inlineLock.lock(); // no duty cycle runs while the sockets close
+            try {
+                sockets.close();
+            } finally {
+                inlineLock.unlock();
+            }
+            return;
+        }
         if (waiter != null) {
             waiter.wake();
         }

@@ -49,6 +49,7 @@ public final class DeviceOptions {
     boolean gro = true;
     boolean gso = true;
     boolean rateFromLink = true;
+    boolean agentThread = true;
     LinkRate linkRate = LinkRate.system();
     long stallClampNs = 2_000_000;
     String name = "metaroce";
@@ -111,6 +112,12 @@ public final class DeviceOptions {
     public DeviceOptions gro(boolean on) { gro = on; return this; }
     /** Send runs of equal-size datagrams to one peer as one UDP GSO ({@code UDP_SEGMENT}) send. */
     public DeviceOptions gso(boolean on) { gso = on; return this; }
+    /**
+     * With {@code false}, the device starts no thread: the application runs its duty cycle by calling
+     * {@link Device#invoke()} from its polling loop (control calls made without it run it themselves). One
+     * thread per side and no hand-offs: the lowest latency on few cores. Default {@code true}.
+     */
+    public DeviceOptions agentThread(boolean on) { agentThread = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

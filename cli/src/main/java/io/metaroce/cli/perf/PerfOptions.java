@@ -91,6 +91,11 @@ public final class PerfOptions {
             description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
     Double pacingGain;
 
+    @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
+            description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
+                    + "(inline: one thread per side, no hand-offs) (default ${DEFAULT-VALUE}).")
+    String agent;
+
     @Option(names = "--stall-clamp-us", defaultValue = "2000", paramLabel = "US",
             description = "Longest step of the engine's clock between two duty cycles; a longer gap (the I/O thread "
                     + "was not scheduled) is left out of the protocol's timers; 0 = off (default ${DEFAULT-VALUE}).")
@@ -175,6 +180,7 @@ public final class PerfOptions {
         require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
         require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
+        require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         transportValue();
         idleValue();
@@ -278,6 +284,7 @@ public final class PerfOptions {
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
                 .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
-                .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000);
+                .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
+                .agentThread(agent.equals("thread"));
     }
 }

@@ -228,6 +228,7 @@ final class Session implements AutoCloseable {
      * and hands the rest to {@code h}. Returns false when there was none.
      */
     boolean pollOne(Handler h) {
+        device.invoke(); // --agent inline: this thread runs the device's duty cycle (else a no-op)
         if (!cq.poll(wc)) {
             return false;
         }
@@ -361,6 +362,8 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
                 o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
         out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
+        out.printf(Locale.ROOT, " Agent           : %s%n", device.inline() ? "inline (this tool's thread runs the device)"
+                : "own I/O thread");
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
