@@ -9,7 +9,7 @@
 #   4. write-lat 8-byte percentiles (25..99.99) vs sockperf ping-pong (UDP), side by side
 #   5. many QPs on one device: memory per QP and aggregate goodput vs 1 QP
 # Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [-- EXTRA PERF FLAGS]
-#   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every write-bw run)
+#   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every metaroce run)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -146,10 +146,11 @@ ex 0 sockperf ping-pong -i "$(addr 1 0)" -p 11111 -m 14 -t "$secs" > "$out/sockp
 kill "$sp" 2>/dev/null || true
 sp50=$(awk '/percentile 50.000/ {print $NF}' "$out/sockperf.log" | tail -1)
 sp99=$(awk '/percentile 99.000/ {print $NF}' "$out/sockperf.log" | tail -1)
-ex 1 "$root/metaroce" perf write-lat -p 4793 --planes "$(addr 1 0)" -n 20000 > "$out/lat.server.log" 2>&1 &
+ex 1 "$root/metaroce" perf write-lat -p 4793 --planes "$(addr 1 0)" -n 20000 ${extra[@]+"${extra[@]}"} \
+    > "$out/lat.server.log" 2>&1 &
 lp=$!; sleep 2
 ex 0 "$root/metaroce" perf write-lat "$(addr 1 0)" -p 4793 --planes "$(addr 0 0)" -n 20000 --world testbed \
-    --record "$out/lat.yaml" > "$out/lat.client.log" 2>&1 || true
+    --record "$out/lat.yaml" ${extra[@]+"${extra[@]}"} > "$out/lat.client.log" 2>&1 || true
 wait "$lp" 2>/dev/null || true
 printf '   %-10s %12s %12s %8s\n' "percentile" "sockperf us" "metaroce us" "ratio" | tee "$out/lat-histogram.txt"
 for p in 25 50 75 90 99 99.9 99.99; do

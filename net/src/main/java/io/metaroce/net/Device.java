@@ -32,6 +32,8 @@ import java.util.function.Supplier;
  */
 public final class Device implements AutoCloseable {
     private static final long CALL_TIMEOUT_MS = 10_000;
+    /** BLOCK idle: how long the agent spins on an empty cycle before it sleeps in the kernel. */
+    private static final long SPIN_BEFORE_BLOCK_NS = 50_000;
     /** Most QPs per device (the doorbell queue holds each QP at most once). */
     static final int MAX_QPS = 1 << 16;
 
@@ -81,7 +83,7 @@ public final class Device implements AutoCloseable {
         }
         this.idle = IdleStrategy.of(o.idle);
         Waiter w = null;
-        if (o.agentThread && o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
+        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
             int[] fds = new int[sockets.rx.length];
             for (int p = 0; p < fds.length; p++) {
                 fds[p] = ((LinuxUdp) sockets.rx[p]).fd();
@@ -401,13 +403,26 @@ public final class Device implements AutoCloseable {
     // ------------------------------------------------------------------ the agent's thread
 
     private void run() {
+        long idleSinceNs = 0;
         try {
             while (!closed) {
                 int work = agent.doWork(System.nanoTime());
-                if (work == 0 && waiter != null) {
-                    block();
-                } else {
+                if (waiter == null) {
                     idle.idle(work);
+                } else if (work > 0) {
+                    idleSinceNs = 0;
+                } else {
+                    // BLOCK: spin a little first (a reply often comes within microseconds), then sleep in the
+                    // kernel; a thread that sleeps is woken with the scheduler's preference on a loaded host.
+                    long now = System.nanoTime();
+                    if (idleSinceNs == 0) {
+                        idleSinceNs = now;
+                    }
+                    if (now - idleSinceNs < SPIN_BEFORE_BLOCK_NS) {
+                        Thread.onSpinWait();
+                    } else {
+                        block(1_000_000);
+                    }
                 }
             }
         } catch (Throwable t) {
@@ -420,9 +435,24 @@ public final class Device implements AutoCloseable {
         }
     }
 
-    /** Sleeps in the kernel until a datagram, the next engine deadline (at most 1 ms) or queued work. */
-    private void block() {
-        long timeout = 1_000_000;
+    /**
+     * With {@link DeviceOptions.Idle#BLOCK} and no agent thread: sleeps in the kernel until a datagram arrives,
+     * the engine's next deadline, a post or control call, or {@code maxNs}, whichever is first. Returns at once
+     * otherwise. The application's polling loop calls it after finding nothing to do for a while.
+     */
+    public void await(long maxNs) {
+        if (inline && waiter != null && !closed && inlineLock.tryLock()) {
+            try {
+                block(maxNs);
+            } finally {
+                inlineLock.unlock();
+            }
+        }
+    }
+
+    /** Sleeps in the kernel until a datagram, the next engine deadline (at most {@code maxNs}) or queued work. */
+    private void block(long maxNs) {
+        long timeout = maxNs;
         long deadline = agent.nextDeadlineNs();
         if (deadline != Engine.NO_DEADLINE) {
             timeout = Math.max(0, Math.min(timeout, agent.clock().untilNs(deadline)));
@@ -452,6 +482,9 @@ public final class Device implements AutoCloseable {
             inlineLock.lock(); // no duty cycle runs while the sockets close
             try {
                 sockets.close();
+                if (waiter != null) {
+                    waiter.close();
+                }
             } finally {
                 inlineLock.unlock();
             }

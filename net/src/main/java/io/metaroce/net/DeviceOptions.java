@@ -21,9 +21,10 @@ public final class DeviceOptions {
     /** How the I/O agent waits when it has nothing to do. */
     public enum Idle {
         /**
-         * Sleep in the kernel (ppoll) until a datagram, a timer or queued work: no CPU burnt, a wake-up of tens
-         * of microseconds (about 100 us on the VMs this project is tested on, which is why YIELD is the default
-         * there). Falls back to BACKOFF without FFM.
+         * Spin for 50 us, then sleep in the kernel (ppoll) until a datagram, a timer or queued work: little CPU
+         * burnt, a wake-up of tens of microseconds, and on a loaded host the scheduler favours a woken thread
+         * over busy ones. Without an agent thread the application sleeps through {@link Device#await(long)}.
+         * Falls back to BACKOFF without FFM.
          */
         BLOCK,
         /** Busy-spin: lowest latency, one core always busy. */

@@ -76,7 +76,7 @@ final class Session implements AutoCloseable {
         try {
             this.pd = device.allocPd();
             this.cq = device.createCq(cqCapacity);
-            this.poller = new Poller(o.idleValue());
+            this.poller = new Poller(o.idleValue(), device);
             this.statsWriter = o.statsFile == null ? null : StatsFileWriter.start(device, o.statsFile, 1_000, err);
         } catch (RuntimeException e) {
             device.close();
