@@ -29,7 +29,7 @@ public final class DeviceOptions {
         BLOCK,
         /** Busy-spin: lowest latency, one core always busy. */
         SPIN,
-        /** Thread.yield between polls (the default: the best throughput and latency measured on 2 shared cores). */
+        /** Spin 20 us after the last work, then Thread.yield between polls (the default: the best measured on 2 shared cores). */
         YIELD,
         /** Spin, then yield (about 5,000 times), then park up to 50 us. */
         BACKOFF,

@@ -35,7 +35,15 @@ final class Poller {
     void idle() {
         switch (mode) {
             case SPIN -> Thread.onSpinWait();
-            case YIELD -> Thread.yield();
+            case YIELD -> {
+                // spin briefly first: a yield on an overloaded host can cost the rest of the time slice
+                if (idleCalls < SPINS) {
+                    idleCalls++;
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
             case PARK -> LockSupport.parkNanos(PARK_NS);
             case BLOCK -> {
                 if (device == null || !device.inline()) {
