@@ -123,9 +123,13 @@ final class LatTest {
         Result r = new Result();
         r.iters = n;
         r.metrics.put("lat_min_us", Report.us(hist.getMinValue()));
+        r.metrics.put("lat_p25_us", Report.us(hist.getValueAtPercentile(25)));
         r.metrics.put("lat_p50_us", Report.us(hist.getValueAtPercentile(50)));
+        r.metrics.put("lat_p75_us", Report.us(hist.getValueAtPercentile(75)));
+        r.metrics.put("lat_p90_us", Report.us(hist.getValueAtPercentile(90)));
         r.metrics.put("lat_p99_us", Report.us(hist.getValueAtPercentile(99)));
         r.metrics.put("lat_p999_us", Report.us(hist.getValueAtPercentile(99.9)));
+        r.metrics.put("lat_p9999_us", Report.us(hist.getValueAtPercentile(99.99)));
         r.metrics.put("lat_max_us", Report.us(hist.getMaxValue()));
         r.metrics.put("lat_avg_us", hist.getMean() / 1e3);
         r.metrics.put("messages", n);

@@ -78,11 +78,35 @@ public final class PerfOptions {
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
-    @Option(names = "--gro", description = "Ask the kernel for UDP GRO on the receive sockets.")
-    boolean gro;
+    @Option(names = "--no-gro", description = "Do not ask the kernel for UDP GRO on the receive sockets (on by default).")
+    boolean noGro;
 
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
+
+    @Option(names = "--tx-rate-gbps", paramLabel = "GBPS",
+            description = "The device's transmit pacing rate in Gb/s; 0 = off (default: the links' line rate where "
+                    + "the kernel reports one, else off).")
+    Double txRateGbps;
+
+    @Option(names = "--inbound-gbps", paramLabel = "GBPS",
+            description = "Inbound capacity the device shares among its senders, in Gb/s; 0 = off (default: as "
+                    + "--tx-rate-gbps).")
+    Double inboundGbps;
+
+    @Option(names = "--pacing-gain", paramLabel = "X",
+            description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
+    Double pacingGain;
+
+    @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
+            description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
+                    + "(inline: one thread per side, no hand-offs) (default ${DEFAULT-VALUE}).")
+    String agent;
+
+    @Option(names = "--stall-clamp-us", defaultValue = "2000", paramLabel = "US",
+            description = "Longest step of the engine's clock between two duty cycles; a longer gap (the I/O thread "
+                    + "was not scheduled) is left out of the protocol's timers; 0 = off (default ${DEFAULT-VALUE}).")
+    long stallClampUs;
 
     @Option(names = "--window", paramLabel = "PACKETS",
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
@@ -183,6 +207,11 @@ public final class PerfOptions {
         require(payloadMtu() >= 64 && payloadMtu() <= 65_000, "--payload-mtu must be in 64..65000");
         require(injectLoss >= 0 && injectLoss < 1, "--inject-loss must be in [0, 1)");
         require(timeoutS > 0, "--timeout must be > 0");
+        require(txRateGbps == null || txRateGbps >= 0, "--tx-rate-gbps must be >= 0");
+        require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
+        require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
+        require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
+        require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         transportValue();
         idleValue();
@@ -261,6 +290,15 @@ public final class PerfOptions {
         if (window != null) {
             c.maxWindowPackets(window).initialWindowPackets(Math.min(c.initialWindowPackets, window));
         }
+        if (txRateGbps != null) {
+            c.txRateBps((long) (txRateGbps * 1e9));
+        }
+        if (inboundGbps != null) {
+            c.inboundCapacityBps((long) (inboundGbps * 1e9));
+        }
+        if (pacingGain != null) {
+            c.pacingGain(pacingGain);
+        }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }
@@ -275,6 +313,9 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client").gro(gro).gso(!noGso);
+                .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
+                // an explicit 0 means off, not "take the link's rate"
+                .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
+                .agentThread(agent.equals("thread"));
     }
 }

@@ -108,6 +108,13 @@ final class PerfRun {
         }
         rec.metrics.put("drops", drops);
         rec.metrics.put("injected_drops", stats.injectedDrops());
+        rec.metrics.put("tx_data_packets", c.getOrDefault(Counter.TX_DATA_PACKETS, 0L));
+        DeviceStats.Datapath dp = stats.datapath();
+        rec.metrics.put("datagrams_per_sendmmsg", dp.datagramsPerCall());
+        rec.metrics.put("gso_messages", dp.gsoMessages());
+        rec.metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
+        rec.metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
+        rec.metrics.put("agent_stalls", dp.stalls());
         long hwm = peakRssKib();
         if (hwm > 0) {
             rec.metrics.put("peak_rss_kib", hwm);

@@ -77,7 +77,7 @@ final class Session implements AutoCloseable {
         try {
             this.pd = device.allocPd();
             this.cq = device.createCq(cqCapacity);
-            this.poller = new Poller(o.idleValue());
+            this.poller = new Poller(o.idleValue(), device);
             this.statsWriter = o.statsFile == null ? null : StatsFileWriter.start(device, o.statsFile, 1_000, err);
         } catch (RuntimeException e) {
             device.close();
@@ -229,6 +229,7 @@ final class Session implements AutoCloseable {
      * and hands the rest to {@code h}. Returns false when there was none.
      */
     boolean pollOne(Handler h) {
+        device.invoke(); // --agent inline: this thread runs the device's duty cycle (else a no-op)
         if (!cq.poll(wc)) {
             return false;
         }
@@ -363,6 +364,11 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
         out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
         out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
+        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
+                o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
+        out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
+        out.printf(Locale.ROOT, " Agent           : %s%n", device.inline() ? "inline (this tool's thread runs the device)"
+                : "own I/O thread");
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));

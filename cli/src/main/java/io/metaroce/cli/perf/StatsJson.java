@@ -35,7 +35,22 @@ final class StatsJson {
                 .append(",\n  \"tx_send_drops\": ").append(d.txSendDrops())
                 .append(",\n  \"injected_drops\": ").append(d.injectedDrops())
                 .append(",\n  \"cm_packets\": ").append(d.cmPackets())
-                .append(",\n  \"duty_cycles\": ").append(d.dutyCycles())
+                .append(",\n  \"duty_cycles\": ").append(d.dutyCycles());
+        DeviceStats.Datapath dp = d.datapath();
+        b.append(",\n  \"datapath\": {\"rx_buffers\": ").append(dp.rxBuffers())
+                .append(", \"rx_truncated\": ").append(dp.rxTruncated())
+                .append(", \"send_calls\": ").append(dp.sendCalls())
+                .append(", \"send_messages\": ").append(dp.sendMessages())
+                .append(", \"send_datagrams\": ").append(dp.sendDatagrams())
+                .append(", \"gso_messages\": ").append(dp.gsoMessages())
+                .append(", \"gso_segments\": ").append(dp.gsoSegments())
+                .append(", \"stalls\": ").append(dp.stalls())
+                .append(", \"stalled_ns\": ").append(dp.stalledNs())
+                .append(", \"base_port\": ").append(dp.basePort())
+                .append(", \"send_sockets\": ").append(dp.sendSockets())
+                .append(", \"connected_sockets\": ").append(dp.connectedSockets())
+                .append(", \"gro\": ").append(dp.gro())
+                .append(", \"rates\": ").append(quote(dp.rates())).append('}')
                 .append(",\n  \"counters\": ");
         counters(b, d.counters());
         b.append(",\n  \"qps\": [");
@@ -104,7 +119,7 @@ final class StatsJson {
         }
         DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
-                num(m, "duty_cycles"), qps);
+                num(m, "duty_cycles"), qps, datapath(m.get("datapath")));
         return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
     }
 
@@ -115,6 +130,18 @@ final class StatsJson {
         } catch (IOException e) {
             throw new UncheckedIOException(e); // not reachable: writing a String to a String
         }
+    }
+
+    /** The datapath block; files written before it existed read as zeros. */
+    private static DeviceStats.Datapath datapath(Object o) {
+        if (!(o instanceof Map<?, ?> p)) {
+            return DeviceStats.Datapath.NONE;
+        }
+        return new DeviceStats.Datapath(num(p, "rx_buffers"), num(p, "rx_truncated"), num(p, "send_calls"),
+                num(p, "send_messages"), num(p, "send_datagrams"), num(p, "gso_messages"), num(p, "gso_segments"),
+                num(p, "stalls"), num(p, "stalled_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
+                (int) num(p, "connected_sockets"), Boolean.TRUE.equals(p.get("gro")),
+                p.get("rates") instanceof String s ? s : "");
     }
 
     private static Map<Counter, Long> counters(Map<?, ?> m) {
