@@ -9,8 +9,9 @@ import java.util.SplittableRandom;
  * The central controller of {@link ControllerConfig} (E7). Every period T it samples {@link FabricTelemetry} and
  * each flow's rate over the period; for the hot links, hottest first (queue depth), it takes the fastest flows
  * crossing them and tries {@code candidates} random source-port entropies, computing each one's path the way the
- * switches hash it ({@link Switch#route}); the entropy whose path has the lowest peak load (hot links count as
- * full) wins if that peak, with the flow added, is below the peak of the flow's current path. The controller
+ * switches hash it ({@link Switch#route}); among the paths with room for the flow on every link and no hot link,
+ * the one with the lowest peak load wins if that peak, with the flow added, is below the peak of the flow's
+ * current path (a hot link counting as full). The controller
  * updates its view as if the move were done (so two moves in one period do not pile onto one link), and the new
  * entropy takes effect D after the sample. At most {@code movesPerPeriod} moves per period; a flow with a move
  * pending is left alone.
@@ -148,6 +149,16 @@ final class FlowController implements EventHandler {
         return m;
     }
 
+    /** True if every link of {@code path} has room for {@code rate} more and none is hot. */
+    private boolean fits(int[] path, double[] load, double rate) {
+        for (int l : path) {
+            if (telemetry.hot(l, cfg.hotQueueBytes) || load[l] + rate > telemetry.link(l).rateBps()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean tryMove(int f, double rate, int[] current, double[] load, long now) {
         double currentPeak = peak(current, load);
         for (int l : current) {
@@ -163,7 +174,7 @@ final class FlowController implements EventHandler {
                 continue;
             }
             double v = peak(p, load) + rate;
-            if (v < best) {
+            if (v < best && fits(p, load, rate)) {
                 best = v;
                 bestEntropy = e;
                 bestPath = p;
