@@ -3,12 +3,12 @@ package io.metaroce.cli;
 import java.net.InetSocketAddress;
 
 /** {@code HOST:PORT} option values ({@code --listen}, {@code --target}). */
-final class HostPort {
+public final class HostPort {
     private HostPort() {
     }
 
     /** Parses {@code value} of option {@code option}; a bad value is an IllegalArgumentException naming both. */
-    static InetSocketAddress parse(String option, String value) {
+    public static InetSocketAddress parse(String option, String value) {
         int colon = value.lastIndexOf(':');
         if (colon > 0) {
             try {
