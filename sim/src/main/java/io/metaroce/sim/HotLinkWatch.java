@@ -10,9 +10,9 @@ import java.util.Map;
  * sample interval).
  *
  * <p>Metrics: {@code hot_onset_us} (start of the first interval with a hot link), {@code time_to_relieve_us}
- * (from the onset to the start of the first run of {@code reliefSamples} intervals without a hot link, or of a
- * shorter run that lasts to the end of the workload; NaN if the fabric never cools down), {@code hot_time_us}
- * (intervals with a hot link, summed), {@code hot_link_samples}. Series {@code hot_links}: hot links and the
+ * (from the onset to the end of the last hot interval when at least {@code reliefSamples} cool intervals follow
+ * it before the workload ends; otherwise to the end of the workload, and {@code relieved_before_end} is false;
+ * 0 when no link was ever hot), {@code hot_time_us} (intervals with a hot link, summed), {@code hot_link_samples}. Series {@code hot_links}: hot links and the
  * deepest fabric queue per interval.
  */
 final class HotLinkWatch implements EventHandler {
@@ -66,37 +66,30 @@ final class HotLinkWatch implements EventHandler {
     /** Adds the metrics of the class comment, and the controller's when {@code controller} is not null. */
     void metrics(Map<String, Object> m, long endPs, FlowController controller) {
         long onset = -1;
-        long relief = -1;
-        long coolStart = -1;
-        int cool = 0;
+        long lastHotEnd = -1;
         long hotSamples = 0;
+        long lastEnd = -1;
         for (int i = 0; i < series.size(); i++) {
             long t = Math.round(series.x(i) * Units.PS_PER_US);
-            if (t > endPs + intervalPs) {
+            if (t - intervalPs >= endPs) {
                 break; // samples after the workload ended
             }
-            boolean hot = series.get(0, i) > 0;
-            if (hot) {
+            lastEnd = t;
+            if (series.get(0, i) > 0) {
                 hotSamples++;
-                cool = 0;
+                lastHotEnd = t;
                 if (onset < 0) {
                     onset = t - intervalPs;
                 }
-            } else if (onset >= 0 && relief < 0) {
-                if (cool++ == 0) {
-                    coolStart = t - intervalPs;
-                }
-                if (cool >= cfg.reliefSamples) {
-                    relief = coolStart;
-                }
             }
         }
-        if (onset >= 0 && relief < 0 && cool > 0) {
-            relief = coolStart; // cool to the end of the workload
-        }
+        // relieved at the end of the last hot interval, if the fabric then stays cool for reliefSamples intervals
+        // to the end of the workload; a fabric hot to the end is relieved only by the workload ending
+        boolean relieved = onset >= 0 && (lastEnd - lastHotEnd) / intervalPs >= cfg.reliefSamples;
+        long relief = onset < 0 ? -1 : relieved ? lastHotEnd : Math.max(lastHotEnd, endPs);
         m.put("hot_onset_us", onset < 0 ? Double.NaN : onset / (double) Units.PS_PER_US);
-        m.put("time_to_relieve_us", onset < 0 ? 0.0 : relief < 0 ? Double.NaN
-                : (relief - onset) / (double) Units.PS_PER_US);
+        m.put("time_to_relieve_us", onset < 0 ? 0.0 : (relief - onset) / (double) Units.PS_PER_US);
+        m.put("relieved_before_end", onset < 0 || relieved);
         m.put("hot_time_us", hotSamples * intervalPs / (double) Units.PS_PER_US);
         m.put("hot_link_samples", hotSamples);
         if (controller != null) {
