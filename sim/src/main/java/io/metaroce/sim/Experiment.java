@@ -33,7 +33,9 @@ import java.util.SplittableRandom;
  * {@code other_paths_mean_gbps}, {@code other_paths_min_gbps}, and {@code events}, {@code data_packets},
  * {@code sim_time_us}, {@code wall_s}, for the load spread over switch-to-switch links (E6)
  * {@code fabric_links_used}, {@code fabric_link_max_gbps}, {@code fabric_link_min_gbps},
- * {@code fabric_link_imbalance}, plus every transport counter not named above.
+ * {@code fabric_link_imbalance}, the metrics of {@link RunAddOns} (FCT slowdown; for hotspot and storm workloads
+ * the victims' goodput and PFC pauses per hop; with {@code controller.periodPs} or {@code controller.watch} the
+ * hot-link ground truth and the controller's moves), plus every transport counter not named above.
  *
  * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
  * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},

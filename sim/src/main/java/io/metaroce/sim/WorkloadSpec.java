@@ -40,7 +40,7 @@ public final class WorkloadSpec {
      * Cross traffic (E8, one congested path among many): a switch port, by name ({@code Switch.name() + ":" +
      * port}), on which constant-rate filler packets addressed to host {@code crossDst} are queued from
      * {@code crossStartPs} to {@code crossStopPs} (0 = until the workload ends); empty = none. The filler takes
-     * the port's buffer and link like any packet; the destination host discards it (MetaRoCE transport only).
+     * the port's buffer and link like any packet (PFC cannot pause it); the destination host discards it.
      */
     public String crossPort = "";
     /** Cross traffic: offered rate in Gb/s. */
