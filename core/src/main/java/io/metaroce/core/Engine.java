@@ -6,6 +6,7 @@ import io.metaroce.core.wire.Packet;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -52,6 +53,7 @@ public final class Engine {
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
     private final TimerHeap timers = new TimerHeap();
+    private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
     /** PATH-13: the engine-wide probe budget. */
     final ProbeBudget probeBudget;
@@ -161,6 +163,11 @@ public final class Engine {
         QueuePair qp = new QueuePair(this, tag << INDEX_BITS | index, pd, sendCq, recvCq);
         qps.add(qp);
         return qp;
+    }
+
+    /** PATH-15: the shared in-flight totals of this engine's QPs to peer {@code peerHandle}. */
+    PeerLoad peerLoad(int peerHandle) {
+        return peerLoads.computeIfAbsent(peerHandle, h -> new PeerLoad(this, cfg));
     }
 
     /** The QP with this number, or null. */

@@ -34,6 +34,8 @@ final class QpCore {
     /** Probe replies owed (PATH-10). */
     final ControlRing replies = new ControlRing();
 
+    /** The verbs face of this QP (what the engine's ready queue and timer heap hold). */
+    QueuePair face;
     QpState state = QpState.RESET;
     int peer;
     int remoteQpn;
@@ -59,7 +61,7 @@ final class QpCore {
         this.recvCq = recvCq;
         this.paths = new Path[cfg.paths];
         for (int i = 0; i < cfg.paths; i++) {
-            paths[i] = new Path(i, i % cfg.planes, cfg);
+            paths[i] = new Path(i, i % cfg.planes);
         }
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);
@@ -133,8 +135,7 @@ final class QpCore {
     void declareLost(Path p, int i, long nowNs, long holdNs) {
         p.recState[i] = Path.LOST;
         p.recSentNs[i] = nowNs;
-        p.inflightBytes -= p.recBytes[i];
-        p.inflightPackets--;
+        p.removeInflight(p.recBytes[i]);
         SendWqe w = recordWqe(p, i);
         if (w == null || w.done || SendWqe.bit(w.acked, p.recSeg[i])) {
             return;
@@ -239,8 +240,7 @@ final class QpCore {
         for (Path p : paths) {
             p.clearRecords();
             p.floor = p.nextPsn;
-            p.inflightBytes = 0;
-            p.inflightPackets = 0;
+            p.clearInflight();
             p.ackNow = false;
             p.rxPending = 0;
             p.ackDeadlineNs = Engine.NO_DEADLINE;
