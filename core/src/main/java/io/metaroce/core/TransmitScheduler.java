@@ -106,7 +106,7 @@ final class TransmitScheduler {
         while (true) {
             if (!retx.isEmpty()) {
                 q = retx.headQueue();
-                w = c.queue(q).live(retx.headSlot(), retx.headSerial());
+                w = c.queue(q).live(retx.headSerial());
                 seg = retx.headSeg();
                 if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
                     retx.pop();
@@ -166,7 +166,6 @@ final class TransmitScheduler {
         p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
-        p.recSlot[i] = (int) (w.serial & c.sq.mask);
         p.recSerial[i] = w.serial;
         p.recSeg[i] = seg;
         p.recBytes[i] = len;
@@ -190,7 +189,9 @@ final class TransmitScheduler {
             // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
             double gain = cwnd < c.cfg.mtu ? 1.0 : c.cfg.pacingGain;
             double bytesPerNs = gain * cwnd / route.srttNs;
-            route.nextSendNs = Math.max(route.nextSendNs, nowNs) + (long) (len / bytesPerNs);
+            // the clock may lag now by the burst credit: an idle route saves up at most one burst (CC-5)
+            long credit = (long) (c.cfg.pacingBurstBytes / bytesPerNs);
+            route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
         }
         if (c.grantBps > 0) {
             // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
