@@ -1,6 +1,9 @@
 package io.metaroce.cli;
 
 import io.metaroce.conformance.agent.Agent;
+import io.metaroce.cli.perf.AgentStats;
+import io.metaroce.cli.perf.MetricsEndpoint;
+import io.metaroce.cli.perf.MetricsOptions;
 import io.metaroce.core.Mutation;
 import io.metaroce.cli.options.Converters;
 import picocli.CommandLine;
@@ -28,6 +31,8 @@ public final class AgentCommand implements Callable<Integer> {
     @Option(names = "--mutation", paramLabel = "NAME", defaultValue = "NONE", hidden = true,
             description = "Serve a deliberately broken engine (testing the suite).")
     Mutation mutation;
+    @CommandLine.Mixin
+    MetricsOptions metricsOptions = new MetricsOptions();
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -37,11 +42,26 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter o = spec.commandLine().getOut();
+        MetricsEndpoint metrics = null;
         try (Agent agent = new Agent(listen, dataPort, mutation)) {
+            if (metricsOptions.enabled()) {
+                try {
+                    metrics = AgentStats.serve(agent, metricsOptions.bind(), metricsOptions.port());
+                } catch (IOException | IllegalArgumentException e) {
+                    spec.commandLine().getErr().println("agent: cannot serve metrics on " + metricsOptions.bind() + ":"
+                            + metricsOptions.port() + ": " + e.getMessage());
+                    return 2;
+                }
+                o.println("metrics: " + metrics.url());
+            }
             o.println("metaroce agent: control " + agent.controlAddress() + ", datapath " + agent.dataAddress()
                     + " (protocol v" + Agent.PROTOCOL_VERSION + "; engine on the wall clock)");
             o.flush();
             agent.serve();
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
         }
         return 0;
     }

@@ -16,6 +16,7 @@ import java.util.Properties;
         subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
                 io.metaroce.cli.sim.SimCommand.class,
                 ConformanceCommand.class, AgentCommand.class, StressCommand.class,
+                io.metaroce.cli.perf.MonitorCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -86,6 +86,7 @@ public final class RoceTransport implements Transport {
     private long ceReceived;
     private long qpErrors;
     private long internalErrors;
+    private long crossDiscarded;
 
     /** A RoCEv2 endpoint on every host of {@code fabric}; attaches to every host's downlinks. */
     public RoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, RoceConfig cfg, SplittableRandom rng) {
@@ -155,6 +156,18 @@ public final class RoceTransport implements Transport {
     /** The path id (UDP source port minus 49152) of connection {@code conn}. */
     public int pathId(int conn) { return qp(conn).pathId; }
 
+    /**
+     * Re-pins connection {@code conn} to another path: its packets from now on (data, and the ACKs, NAKs and CNPs
+     * answering them) carry UDP source port entropy {@code pathId} (0..16383), as a controller does by rewriting
+     * a flow's source port. Packets already in the fabric keep their path, so the receiver may see a PSN gap.
+     */
+    public void setPathId(int conn, int pathId) {
+        if (pathId < 0 || pathId >= 1 << 14) {
+            throw new IllegalArgumentException("path id " + pathId + " outside 0..16383");
+        }
+        qp(conn).pathId = pathId;
+    }
+
     /** The current DCQCN rate of {@code conn} in b/s (line rate before its first CNP). */
     public double rateBps(int conn) { return rateOf(qp(conn)); }
 
@@ -210,6 +223,7 @@ public final class RoceTransport implements Transport {
         m.put("qp_errors", qpErrors);
         m.put("data_packets_sent", dataPacketsSent);
         m.put("internal_errors", internalErrors);
+        m.put("cross_packets_discarded", crossDiscarded);
         return m;
     }
 
@@ -338,6 +352,11 @@ public final class RoceTransport implements Transport {
     // receive path --------------------------------------------------------------------------------------
 
     private void receive(int host, Packet p) {
+        if (p.kind == CrossTraffic.KIND) {
+            crossDiscarded++; // filler congesting a path, not for the transport
+            pool.release(p);
+            return;
+        }
         int conn = p.flow;
         RoceQp qp = conn >= 0 && conn < qpCount ? qps[conn] : null;
         int kind = p.kind;

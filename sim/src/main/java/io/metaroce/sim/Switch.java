@@ -154,12 +154,7 @@ public final class Switch implements PacketSink {
             dataReceived++;
         }
         int dst = p.dst;
-        int out;
-        if (hostPort != null) {
-            out = dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;
-        } else {
-            out = dst >= downLo && dst < downHi ? downBase + (dst - downLo) / downDiv : -1;
-        }
+        int out = downPort(dst);
         if (out == -1) {
             out = uplinks.length == 0 ? -2
                     : uplinks[adaptive ? leastQueued() : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId,
@@ -172,6 +167,28 @@ public final class Switch implements PacketSink {
         }
         p.inPort = inPort;
         ports[out].enqueue(p);
+    }
+
+    /** The port down towards {@code dst}, -1 to go up, -2 for no route. */
+    private int downPort(int dst) {
+        if (hostPort != null) {
+            return dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;
+        }
+        return dst >= downLo && dst < downHi ? downBase + (dst - downLo) / downDiv : -1;
+    }
+
+    /**
+     * The output port a packet from host {@code src} to host {@code dst} with path id {@code pathId} leaves by
+     * under ECMP (the uplink its 5-tuple hashes to, whatever the routing mode), or -1 when there is no route:
+     * what a controller computes to know which links a flow crosses.
+     */
+    public int route(int src, int dst, int pathId) {
+        int out = downPort(dst);
+        if (out == -1) {
+            out = uplinks.length == 0 ? -2
+                    : uplinks[ecmpIndex(src, dst, BASE_SRC_PORT + pathId, UDP_DST_PORT, uplinks.length)];
+        }
+        return Math.max(-1, out);
     }
 
     /** The uplink index (0..n-1) this switch picks for a 5-tuple. */

@@ -4,6 +4,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.net.DeviceOptions;
 import io.metaroce.cli.options.Converters;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -159,6 +160,9 @@ public final class PerfOptions {
     @Option(names = "--stats-file", paramLabel = "FILE",
             description = "Write the device's statistics as JSON to FILE every second (read it with `metaroce stats FILE`).")
     Path statsFile;
+
+    @CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the device and the data pattern (default ${DEFAULT-VALUE}).")
     long seed;

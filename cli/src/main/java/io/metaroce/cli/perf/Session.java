@@ -58,6 +58,7 @@ final class Session implements AutoCloseable {
     final List<Endpoint> eps = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private final StatsFileWriter statsWriter;
+    private final MetricsEndpoint metrics;
     private long lastProgressNs = System.nanoTime();
     /** After "bye": flushed or failed work of a closing peer is expected, not an error. */
     private boolean finishing;
@@ -82,6 +83,27 @@ final class Session implements AutoCloseable {
         } catch (RuntimeException e) {
             device.close();
             throw e;
+        }
+        try {
+            this.metrics = o.metrics.enabled() ? startMetrics() : null;
+        } catch (RuntimeException e) {
+            if (statsWriter != null) {
+                statsWriter.close();
+            }
+            device.close();
+            throw e;
+        }
+    }
+
+    private MetricsEndpoint startMetrics() {
+        try {
+            MetricsEndpoint m = MetricsEndpoint.start(o.metrics.bind(), o.metrics.port(), device::stats, null);
+            out.println("metrics: " + m.url());
+            out.flush();
+            return m;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new PerfException(PerfException.ERROR, "cannot serve metrics on " + o.metrics.bind() + ":"
+                    + o.metrics.port() + ": " + e.getMessage(), e);
         }
     }
 
@@ -445,6 +467,9 @@ final class Session implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (metrics != null) {
+                metrics.close();
+            }
             if (statsWriter != null) {
                 statsWriter.close();
             }

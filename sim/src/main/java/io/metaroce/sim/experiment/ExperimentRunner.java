@@ -217,6 +217,9 @@ public final class ExperimentRunner {
         exp.put("transport", s.transport);
         exp.put("transport_config", SpecFields.fields(s.transport.equals("rocev2") ? s.roce : s.engine));
         exp.put("workload", SpecFields.fields(s.workload));
+        if (s.controller.periodPs > 0 || s.controller.watch) {
+            exp.put("controller", SpecFields.fields(s.controller));
+        }
         List<Map<String, Object>> faults = new ArrayList<>();
         for (FaultSpec f : s.faults) {
             faults.add(SpecFields.fields(f));
