@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
 /** {@code metaroce sim}: the fabric simulator. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = "The discrete-event fabric simulator (the same engine code as the real datapath).",
-        subcommands = {SimCommand.Run.class, MergeCommand.class})
+        subcommands = {SimCommand.Run.class, MergeCommand.class, BenchCommand.class})
 public final class SimCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
