@@ -67,8 +67,8 @@ class ShardedE1Test {
         merge.addAll(List.of("--out", tmp.resolve("merged").toString()));
         assertEquals(1, metaroce(merge.toArray(new String[0])));
 
-        Map<String, String> a = tree(single);
-        Map<String, String> b = tree(tmp.resolve("merged"));
+        Map<String, String> a = tree(single, "\0");
+        Map<String, String> b = tree(tmp.resolve("merged"), "\0");
         assertEquals(a.keySet(), b.keySet());
         assertTrue(a.keySet().containsAll(List.of("records.yaml", "sweep.csv", "sweep.png", "summary.md")), a.keySet()
                 .toString());
@@ -82,12 +82,18 @@ class ShardedE1Test {
         return Stream.concat(Arrays.stream(a), Arrays.stream(b)).toArray(String[]::new);
     }
 
-    /** Every file under {@code dir}: text files without wall-clock metrics, others as a hex digest of the bytes. */
-    private static Map<String, String> tree(Path dir) throws IOException {
+    /**
+     * Every file under {@code dir} but those whose relative path starts with {@code skip} (e.g. shard directories
+     * inside the merged one): text without wall-clock metrics; PNGs as a hash and size of their bytes.
+     */
+    static Map<String, String> tree(Path dir, String skip) throws IOException {
         Map<String, String> files = new TreeMap<>();
         try (Stream<Path> s = Files.walk(dir)) {
             for (Path p : s.filter(Files::isRegularFile).toList()) {
                 String name = dir.relativize(p).toString();
+                if (name.startsWith(skip)) {
+                    continue;
+                }
                 if (name.endsWith(".png")) {
                     files.put(name, Arrays.hashCode(Files.readAllBytes(p)) + " (" + Files.size(p) + " bytes)");
                 } else if (name.endsWith("sweep.csv")) {
