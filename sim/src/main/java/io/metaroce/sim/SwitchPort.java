@@ -19,6 +19,10 @@ import java.util.SplittableRandom;
  * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
  * scheduled on this port one link delay after the receiver decided); a paused port finishes the packet it is
  * serializing, then holds until {@link #PFC_RESUME resumed}. Pauses and paused time are counted.
+ *
+ * <p>ECN at dequeue ({@link #setEcnAtDequeue}): the mark is decided on the queue left behind a packet when its
+ * last bit leaves (what a switch marking at dequeue sees; it signals congestion one queueing delay sooner than
+ * the queue found on arrival). The port then serializes packet by packet, as with PFC.
  */
 public final class SwitchPort implements EventHandler {
     /** Event argument: the current transmission ended. */
@@ -43,6 +47,8 @@ public final class SwitchPort implements EventHandler {
     private Switch owner;
 
     private boolean pfc;
+    private boolean ecnAtDequeue;
+    private boolean serial; // packet by packet with an event per transmission: PFC or ECN at dequeue
     private int[] ring = new int[INITIAL_RING]; // packet ids (PFC mode only)
     private int[] lengths = new int[INITIAL_RING]; // wire sizes beside the ids: a transmission touches no packet
     private long[] departs = new long[INITIAL_RING]; // departure times (without PFC)
@@ -104,6 +110,19 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("PFC mode changes only on an empty port");
         }
         this.pfc = on;
+        this.serial = pfc || ecnAtDequeue;
+    }
+
+    /**
+     * Decides ECN marks on the queue behind a packet as it leaves ({@code true}) instead of the queue it finds on
+     * arrival ({@code false}, the default). Set before traffic.
+     */
+    public void setEcnAtDequeue(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("the ECN marking point changes only on an empty port");
+        }
+        this.ecnAtDequeue = on;
+        this.serial = pfc || ecnAtDequeue;
     }
 
     /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
@@ -137,7 +156,7 @@ public final class SwitchPort implements EventHandler {
 
     /** Without PFC: forgets the packets whose last bit has left by now. */
     private void settle() {
-        if (pfc) {
+        if (serial) {
             return;
         }
         long now = loop.nowPs();
@@ -161,11 +180,8 @@ public final class SwitchPort implements EventHandler {
             pool.release(p);
             return;
         }
-        if (p.ecn != 0 && p.ecn != Packet.ECN_CE && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
-            if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
-                p.ecn = Packet.ECN_CE;
-                marked++;
-            }
+        if (!ecnAtDequeue) {
+            mark(p, q);
         }
         enqueued++;
         queuedBytes = q + wire;
@@ -178,7 +194,7 @@ public final class SwitchPort implements EventHandler {
         int tail = (head + count) & (lengths.length - 1);
         lengths[tail] = wire;
         count++;
-        if (!pfc) {
+        if (!serial) {
             long now = loop.nowPs();
             long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
             lastDepartPs = depart;
@@ -192,6 +208,16 @@ public final class SwitchPort implements EventHandler {
         }
         if (!busy && !paused) {
             startNext();
+        }
+    }
+
+    /** RED-style marking of ECT packet {@code p} on a queue of {@code q} bytes. */
+    private void mark(Packet p, long q) {
+        if (p.ecn != 0 && p.ecn != Packet.ECN_CE && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
+            if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
+                p.ecn = Packet.ECN_CE;
+                marked++;
+            }
         }
     }
 
@@ -231,6 +257,9 @@ public final class SwitchPort implements EventHandler {
         busy = false;
         if (owner != null) {
             owner.released(p.inPort, wire);
+        }
+        if (ecnAtDequeue) {
+            mark(p, queuedBytes);
         }
         link.send(p, wire, loop.nowPs());
         if (count > 0 && !paused) {
