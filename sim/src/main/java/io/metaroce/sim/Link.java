@@ -19,7 +19,8 @@ public final class Link implements EventHandler {
     private PacketSink to;
     private int toPort;
     private SwitchPort source;
-    private LinkMonitor[] watchers = new LinkMonitor[0];
+    private static final LinkMonitor[] NO_WATCHERS = {};
+    private LinkMonitor[] watchers = NO_WATCHERS; // shared while empty: a large fabric has tens of thousands of links
     private double lossProbability;
     private boolean up = true;
 
