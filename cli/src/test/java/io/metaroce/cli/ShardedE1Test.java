@@ -78,6 +78,29 @@ class ShardedE1Test {
         }
     }
 
+    @Test
+    void badShardJobsAndMergeArgumentsAreOneLineErrors(@TempDir Path tmp) {
+        String e1 = ExperimentsScaledTest.experimentsDir().resolve("e1-loss.yaml").toString();
+        String out = tmp.resolve("x").toString();
+        for (String[] args : List.of(new String[] {"sim", "run", e1, "--shard", "5/4", "--out", out},
+                new String[] {"sim", "run", e1, "--shard", "two", "--out", out},
+                new String[] {"sim", "run", e1, "--jobs", "0", "--out", out},
+                new String[] {"sim", "merge", tmp.toString(), "--out", out})) {
+            PrintStream saved = System.err;
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            try {
+                System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+                assertEquals(2, metaroce(args), String.join(" ", args));
+            } finally {
+                System.setErr(saved);
+            }
+            String msg = err.toString(StandardCharsets.UTF_8);
+            assertEquals(1, msg.lines().count(), msg);
+            assertTrue(msg.startsWith("metaroce sim "), msg);
+        }
+        assertFalse(Files.exists(tmp.resolve("x")), "nothing written");
+    }
+
     private static String[] concat(String[] a, String[] b) {
         return Stream.concat(Arrays.stream(a), Arrays.stream(b)).toArray(String[]::new);
     }
