@@ -98,6 +98,12 @@ public final class FabricConfig {
      * its share of flows.
      */
     public long linkFailureDetectPs = -1;
+    /**
+     * Switch ports trim the data packets their buffer cannot take to their headers and forward them ahead of data
+     * (UET); the engine does not yet read a trimmed packet as a loss signal, so today it is a drop counted at the
+     * receiver instead of at the switch.
+     */
+    public boolean trimming = false;
 
     public FabricConfig topology(String v) { topology = v; return this; }
     public FabricConfig hosts(int v) { hosts = v; return this; }
@@ -150,6 +156,7 @@ public final class FabricConfig {
 
     public FabricConfig ecnMarkAt(String v) { ecnMarkAt = v; return this; }
     public FabricConfig linkFailureDetectPs(long v) { linkFailureDetectPs = v; return this; }
+    public FabricConfig trimming(boolean v) { trimming = v; return this; }
 
     /** True when switch ports mark ECN at dequeue (validated: otherwise at enqueue). */
     public boolean ecnAtDequeue() { return DEQUEUE.equals(ecnMarkAt); }

@@ -65,6 +65,7 @@ abstract class FabricGraph implements Fabric {
         sp.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);
         sp.setPfc(cfg.pfc);
         sp.setEcnAtDequeue(cfg.ecnAtDequeue());
+        sp.setTrimming(cfg.trimming);
         switchPorts.add(sp);
         return sw.addPort(sp);
     }

@@ -82,6 +82,7 @@ public final class RoceTransport implements Transport {
     private long ceReceived;
     private long qpErrors;
     private long internalErrors;
+    private long trimmedDrops;
 
     /** A RoCEv2 endpoint on every host of {@code fabric}; attaches to every host's downlinks. */
     public RoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, RoceConfig cfg, SplittableRandom rng) {
@@ -204,6 +205,9 @@ public final class RoceTransport implements Transport {
         m.put("qp_errors", qpErrors);
         m.put("data_packets_sent", dataPacketsSent);
         m.put("internal_errors", internalErrors);
+        if (fabric.config().trimming) {
+            m.put("trimmed_drops", trimmedDrops);
+        }
         return m;
     }
 
@@ -332,6 +336,11 @@ public final class RoceTransport implements Transport {
     // receive path --------------------------------------------------------------------------------------
 
     private void receive(int host, Packet p) {
+        if (p.isTrimmed()) {
+            trimmedDrops++; // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
+            pool.release(p);
+            return;
+        }
         int conn = p.flow;
         RoceQp qp = conn >= 0 && conn < qpCount ? qps[conn] : null;
         int kind = p.kind;

@@ -153,4 +153,40 @@ class FabricOptionsTest {
         assertEquals(1, ports[0].enqueued());
         loop.run(Long.MAX_VALUE);
     }
+
+    /**
+     * Ten 1,000-byte data packets at once into a port with room for three (and 375 bytes, an eighth, for trimmed
+     * headers: five of 64 bytes); returns them as they arrive.
+     */
+    private static List<String> burstIntoASmallBuffer(boolean trimming) {
+        EventLoop loop = new EventLoop();
+        PacketPool pool = new PacketPool(2000);
+        Link link = new Link(loop, pool, 8_000_000_000L, Units.psFromNs(100), new SplittableRandom(1), "l");
+        List<String> arrived = new ArrayList<>();
+        link.connect((p, in) -> {
+            arrived.add(p.seq + (p.isTrimmed() ? "t" + p.length : ""));
+            pool.release(p);
+        }, 0);
+        SwitchPort port = new SwitchPort(loop, pool, link, 3_000, -1, 0, 0, new SplittableRandom(2));
+        port.setTrimming(trimming);
+        for (int i = 0; i < 10; i++) {
+            Packet p = pool.alloc();
+            p.length = 1000;
+            p.data = true;
+            p.seq = i;
+            port.enqueue(p);
+        }
+        loop.run(Long.MAX_VALUE);
+        assertEquals(trimming ? 5 : 0, port.trimmed());
+        assertEquals(trimming ? 2 : 7, port.dropped()); // the priority queue is full after five headers
+        return arrived;
+    }
+
+    @Test
+    void trimmingCutsWhatTheBufferCannotTakeAndSendsTheHeadersFirst() {
+        assertEquals(List.of("0", "1", "2"), burstIntoASmallBuffer(false));
+        // packet 0 is on the wire when the others arrive; the trimmed headers overtake the queued 1 and 2
+        assertEquals(List.of("0", "3t64", "4t64", "5t64", "6t64", "7t64", "1", "2"),
+                burstIntoASmallBuffer(true));
+    }
 }
