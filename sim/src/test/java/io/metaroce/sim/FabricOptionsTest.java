@@ -220,6 +220,8 @@ class FabricOptionsTest {
                 assertTrue((Long) on.metrics.get("trimmed_drops") > 0, on.metrics.toString());
             }
             assertTrue((Long) off.metrics.get("drops_buffer") > 0, "the incast overflows the buffer");
+            assertTrue((Long) on.metrics.get("trimmed") > 0, on.metrics.toString());
+            assertTrue(!off.metrics.containsKey("trimmed"), "no trimming metric without trimming");
             assertTrue((Long) on.metrics.get("drops_buffer") < (Long) off.metrics.get("drops_buffer"),
                     "trimming turns buffer drops into trimmed headers");
         }
