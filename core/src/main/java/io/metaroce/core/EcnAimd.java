@@ -1,14 +1,15 @@
 package io.metaroce.core;
 
 /**
- * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6). Slow start (the window grows by the bytes acknowledged) up
- * to the slow-start threshold, then additive increase of one MTU per RTT while unmarked; once per
+ * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6), one instance per path. Slow start (the window grows by the bytes
+ * acknowledged) up to the slow-start threshold, then additive increase of one MTU per RTT while unmarked; once per
  * observation window (one RTT, tracked by PSN) alpha moves toward the marked fraction with gain g and, if
  * anything was marked, the window shrinks by alpha/2. Loss without marks shrinks it by {@code lossBeta} at most
  * once per window: on a lossy fabric random loss is not congestion. A timeout resets it to one packet and
  * halves the threshold, so the path climbs back in a few RTTs instead of one MTU per RTT.
  */
 public final class EcnAimd implements CongestionControl {
+    private final Path path;
     private final int mtu;
     private final double minCwnd;
     private final double maxCwnd;
@@ -16,7 +17,20 @@ public final class EcnAimd implements CongestionControl {
     private final double gain;
     private final double lossBeta;
 
-    public EcnAimd(EngineConfig cfg) {
+    private double cwndBytes;
+    private double ssthreshBytes;
+    private double alpha;
+    private long obsAcked;
+    private long obsMarked;
+    private int obsEndPsn;
+    private int lossCutEndPsn;
+    /** RTO-7: the window and threshold before the first timeout of a series. */
+    private double cwndBeforeRto;
+    private double ssthreshBeforeRto;
+
+    /** The controller of {@code path}. */
+    public EcnAimd(Path path, EngineConfig cfg) {
+        this.path = path;
         this.mtu = cfg.mtu;
         this.minCwnd = cfg.mtu;
         this.maxCwnd = (double) cfg.mtu * cfg.maxWindowPackets;
@@ -26,55 +40,75 @@ public final class EcnAimd implements CongestionControl {
     }
 
     @Override
-    public void onStart(Path p) {
-        p.cwndBytes = initCwnd;
-        p.ssthreshBytes = initCwnd; // slow start only to recover after a timeout
-        p.alpha = 0;
-        p.obsAcked = 0;
-        p.obsMarked = 0;
-        p.obsEndPsn = p.nextPsn;
-        p.lossCutEndPsn = p.nextPsn;
+    public void onStart() {
+        cwndBytes = initCwnd;
+        ssthreshBytes = initCwnd; // slow start only to recover after a timeout
+        alpha = 0;
+        obsAcked = 0;
+        obsMarked = 0;
+        obsEndPsn = path.nextPsn;
+        lossCutEndPsn = path.nextPsn;
     }
 
     @Override
-    public void onAck(Path p, int ackedPackets, long ackedBytes, int markedPackets, long nowNs) {
+    public void onAck(int ackedPackets, long ackedBytes, int markedPackets, long nowNs) {
         int marked = Math.min(markedPackets, ackedPackets);
-        p.obsAcked += ackedPackets;
-        p.obsMarked += marked;
+        obsAcked += ackedPackets;
+        obsMarked += marked;
         if (marked == 0) {
-            double grow = p.cwndBytes < p.ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / p.cwndBytes;
-            p.cwndBytes = Math.min(maxCwnd, p.cwndBytes + grow);
+            double grow = cwndBytes < ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / cwndBytes;
+            cwndBytes = Math.min(maxCwnd, cwndBytes + grow);
         }
         // The observation window ends once every packet sent when it began has been resolved.
-        if (p.floor - p.obsEndPsn >= 0 && p.obsAcked > 0) {
-            double f = (double) p.obsMarked / p.obsAcked;
-            p.alpha = (1 - gain) * p.alpha + gain * f;
-            if (p.obsMarked > 0) {
-                p.cwndBytes = Math.max(minCwnd, p.cwndBytes * (1 - p.alpha / 2));
-                p.ssthreshBytes = p.cwndBytes;
+        if (path.floor - obsEndPsn >= 0 && obsAcked > 0) {
+            double f = (double) obsMarked / obsAcked;
+            alpha = (1 - gain) * alpha + gain * f;
+            if (obsMarked > 0) {
+                cwndBytes = Math.max(minCwnd, cwndBytes * (1 - alpha / 2));
+                ssthreshBytes = cwndBytes;
             }
-            p.obsAcked = 0;
-            p.obsMarked = 0;
-            p.obsEndPsn = p.nextPsn;
+            obsAcked = 0;
+            obsMarked = 0;
+            obsEndPsn = path.nextPsn;
         }
     }
 
     @Override
-    public void onLoss(Path p, long nowNs) {
-        if (p.floor - p.lossCutEndPsn >= 0 && p.congestedNow(nowNs)) {
-            p.cwndBytes = Math.max(minCwnd, p.cwndBytes * (1 - lossBeta));
-            p.ssthreshBytes = p.cwndBytes;
-            p.lossCutEndPsn = p.nextPsn;
+    public void onLoss(long nowNs) {
+        if (path.floor - lossCutEndPsn >= 0 && path.congestedNow(nowNs)) {
+            cwndBytes = Math.max(minCwnd, cwndBytes * (1 - lossBeta));
+            ssthreshBytes = cwndBytes;
+            lossCutEndPsn = path.nextPsn;
         }
     }
 
     @Override
-    public void onTimeout(Path p, long nowNs) {
-        p.ssthreshBytes = Math.max(2.0 * mtu, p.cwndBytes / 2);
-        p.cwndBytes = minCwnd;
-        p.lossCutEndPsn = p.nextPsn;
-        p.obsEndPsn = p.nextPsn;
-        p.obsAcked = 0;
-        p.obsMarked = 0;
+    public void onTimeout(long nowNs, boolean firstOfSeries) {
+        if (firstOfSeries) {
+            cwndBeforeRto = cwndBytes;
+            ssthreshBeforeRto = ssthreshBytes;
+        }
+        ssthreshBytes = Math.max(2.0 * mtu, cwndBytes / 2);
+        cwndBytes = minCwnd;
+        lossCutEndPsn = path.nextPsn;
+        obsEndPsn = path.nextPsn;
+        obsAcked = 0;
+        obsMarked = 0;
+    }
+
+    @Override
+    public void undoTimeout() {
+        cwndBytes = Math.max(cwndBytes, cwndBeforeRto);
+        ssthreshBytes = Math.max(ssthreshBytes, ssthreshBeforeRto);
+    }
+
+    @Override
+    public double cwndBytes() {
+        return cwndBytes;
+    }
+
+    @Override
+    public double alpha() {
+        return alpha;
     }
 }

@@ -71,6 +71,8 @@ public final class EngineConfig {
      * verified. Lets a simulator run with packet buffers of {@link Engine#bufferLength()} bytes instead of an MTU.
      */
     public boolean elidePayload = false;
+    /** Makes each path's congestion controller (CC-*); DCTCP-style {@link EcnAimd} by default. */
+    public CongestionControl.Factory congestionControl = EcnAimd::new;
     /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
     public Mutation mutation = Mutation.NONE;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
@@ -104,6 +106,7 @@ public final class EngineConfig {
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
+    public EngineConfig congestionControl(CongestionControl.Factory v) { congestionControl = v; return this; }
 
     /** A copy, so an engine's configuration cannot change under it. */
     public EngineConfig copy() {
@@ -121,6 +124,7 @@ public final class EngineConfig {
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
+        c.congestionControl = congestionControl;
         c.mutation = mutation;
         return c;
     }
@@ -150,6 +154,7 @@ public final class EngineConfig {
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
+        require(congestionControl != null, "congestionControl must be set");
         return this;
     }
 

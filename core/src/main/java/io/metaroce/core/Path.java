@@ -2,8 +2,8 @@ package io.metaroce.core;
 
 /**
  * One path of a QP (spec PATH-*, REL-*, SACK-*): both directions of it. As a sender it keeps its own PSN space,
- * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, congestion window, pacing
- * and health; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
+ * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, pacing and health, and its
+ * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
  */
@@ -46,13 +46,8 @@ public final class Path {
     long lastProgressNs;
     int consecutiveTimeouts;
     long lastCeNs = Long.MIN_VALUE;
-    double cwndBytes;
-    double ssthreshBytes;
-    double alpha;
-    long obsAcked;
-    long obsMarked;
-    int obsEndPsn;
-    int lossCutEndPsn;
+    /** This path's congestion controller (CC-*): it owns the window, the ECN average and what an RTO may undo. */
+    final CongestionControl cc;
     long nextSendNs;
     long probeDeadlineNs = Engine.NO_DEADLINE;
     long probeId;
@@ -62,8 +57,6 @@ public final class Path {
     boolean rtoUndoArmed;
     long rtoAtNs;
     int rtoLowPsn;
-    double cwndBeforeRto;
-    double ssthreshBeforeRto;
     PathState stateBeforeRto;
     long spuriousTimeouts;
     /** A tail-loss probe went out since the last progress (RTO-6). */
@@ -96,9 +89,10 @@ public final class Path {
     long failures;
     long readmissions;
 
-    Path(int id, int plane) {
+    Path(int id, int plane, EngineConfig cfg) {
         this.id = id;
         this.plane = plane;
+        this.cc = cfg.congestionControl.create(this, cfg);
     }
 
     /** Allocates the in-flight records on first use; call before recording a send. */
@@ -285,12 +279,12 @@ public final class Path {
     public int id() { return id; }
     public int plane() { return plane; }
     public PathState state() { return state; }
-    public long cwndBytes() { return (long) cwndBytes; }
+    public long cwndBytes() { return (long) cc.cwndBytes(); }
     public long inflightBytes() { return inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return srttNs; }
     public long rtoNs() { return rtoNs; }
-    public double ecnAlpha() { return alpha; }
+    public double ecnAlpha() { return cc.alpha(); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }
     public int rxCumPsn() { return rxCum; }
@@ -308,6 +302,6 @@ public final class Path {
     @Override
     public String toString() {
         return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
-                id, plane, state, (long) cwndBytes, inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
+                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
     }
 }
