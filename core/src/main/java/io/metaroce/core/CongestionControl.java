@@ -1,8 +1,9 @@
 package io.metaroce.core;
 
 /**
- * One path's congestion controller (spec CC-*): an instance per path that owns its state (window, threshold,
- * ECN average, ...), so a second algorithm needs no new fields on {@link Path}. The engine calls it on
+ * One route's congestion controller (spec CC-*): an instance per {@link SharedPath} (a path id between this engine
+ * and one peer, shared by every QP between them, PATH-15) that owns its state (window, threshold, ECN average, ...),
+ * so a second algorithm needs no new fields anywhere else. The engine calls it on
  * acknowledgements, losses and timeouts, all with the current virtual time, and reads the window it allows.
  * Instances are made by the {@link Factory} in {@link EngineConfig#congestionControl}.
  */
@@ -10,7 +11,7 @@ public interface CongestionControl {
     /** Makes the controller of one path. */
     @FunctionalInterface
     interface Factory {
-        CongestionControl create(Path path, EngineConfig cfg);
+        CongestionControl create(SharedPath path, EngineConfig cfg);
     }
 
     /** The path starts (or is re-admitted): set the initial window. */

@@ -1,15 +1,16 @@
 package io.metaroce.core;
 
 /**
- * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6), one instance per path. Slow start (the window grows by the bytes
- * acknowledged) up to the slow-start threshold, then additive increase of one MTU per RTT while unmarked; once per
- * observation window (one RTT, tracked by PSN) alpha moves toward the marked fraction with gain g and, if
+ * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6, CC-10), one instance per route ({@link SharedPath}, PATH-15). Slow
+ * start (the window grows by the bytes acknowledged) up to the slow-start threshold, then additive increase of one MTU
+ * per RTT while unmarked; once per observation window (one smoothed RTT of the route) alpha moves toward the marked
+ * fraction with gain g and, if
  * anything was marked, the window shrinks by alpha/2. Loss without marks shrinks it by {@code lossBeta} at most
  * once per window: on a lossy fabric random loss is not congestion. A timeout resets it to one packet and
  * halves the threshold, so the path climbs back in a few RTTs instead of one MTU per RTT.
  */
 public final class EcnAimd implements CongestionControl {
-    private final Path path;
+    private final SharedPath path;
     private final int mtu;
     private final double minCwnd;
     private final double maxCwnd;
@@ -22,21 +23,32 @@ public final class EcnAimd implements CongestionControl {
     private double alpha;
     private long obsAcked;
     private long obsMarked;
-    private int obsEndPsn;
-    private int lossCutEndPsn;
+    /** When the current observation window ends (CC-3). */
+    private long obsEndNs;
+    /** Before this time a loss does not cut again (CC-4: at most once per round trip). */
+    private long lossCutEndNs;
     /** RTO-7: the window and threshold before the first timeout of a series. */
     private double cwndBeforeRto;
     private double ssthreshBeforeRto;
 
-    /** The controller of {@code path}. */
-    public EcnAimd(Path path, EngineConfig cfg) {
+    /** The controller of the route {@code path}. */
+    public EcnAimd(SharedPath path, EngineConfig cfg) {
         this.path = path;
         this.mtu = cfg.mtu;
-        this.minCwnd = cfg.mtu;
+        this.minCwnd = Math.min(cfg.minWindowBytes, cfg.mtu);
         this.maxCwnd = (double) cfg.mtu * cfg.maxWindowPackets;
-        this.initCwnd = (double) cfg.mtu * cfg.initialWindowPackets;
+        this.initCwnd = initialWindowBytes(cfg);
         this.gain = cfg.ecnGain;
         this.lossBeta = cfg.lossBeta;
+    }
+
+    /**
+     * CC-1: a path's share of its connection's initial window: {@code initialWindowBytes / paths}, at least one
+     * packet and at most {@code initialWindowPackets}.
+     */
+    static double initialWindowBytes(EngineConfig cfg) {
+        double share = (double) cfg.connectionInitialWindowBytes() / cfg.paths;
+        return Math.min((double) cfg.mtu * cfg.initialWindowPackets, Math.max(cfg.mtu, share));
     }
 
     @Override
@@ -46,8 +58,8 @@ public final class EcnAimd implements CongestionControl {
         alpha = 0;
         obsAcked = 0;
         obsMarked = 0;
-        obsEndPsn = path.nextPsn;
-        lossCutEndPsn = path.nextPsn;
+        obsEndNs = Long.MIN_VALUE; // the first acknowledgement ends the first window
+        lossCutEndNs = Long.MIN_VALUE;
     }
 
     @Override
@@ -56,11 +68,16 @@ public final class EcnAimd implements CongestionControl {
         obsAcked += ackedPackets;
         obsMarked += marked;
         if (marked == 0) {
-            double grow = cwndBytes < ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / cwndBytes;
+            double grow;
+            if (cwndBytes < mtu) {
+                grow = minCwnd * ackedPackets; // CC-10: below one packet, one minimum window per packet acknowledged
+            } else {
+                grow = cwndBytes < ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / cwndBytes;
+            }
             cwndBytes = Math.min(maxCwnd, cwndBytes + grow);
         }
-        // The observation window ends once every packet sent when it began has been resolved.
-        if (path.floor - obsEndPsn >= 0 && obsAcked > 0) {
+        // The observation window ends one smoothed RTT after it began: the packets sent when it began are resolved.
+        if ((obsEndNs == Long.MIN_VALUE || nowNs - obsEndNs >= 0) && obsAcked > 0) {
             double f = (double) obsMarked / obsAcked;
             alpha = (1 - gain) * alpha + gain * f;
             if (obsMarked > 0) {
@@ -69,16 +86,16 @@ public final class EcnAimd implements CongestionControl {
             }
             obsAcked = 0;
             obsMarked = 0;
-            obsEndPsn = path.nextPsn;
+            obsEndNs = nowNs + path.srttNs();
         }
     }
 
     @Override
     public void onLoss(long nowNs) {
-        if (path.floor - lossCutEndPsn >= 0 && path.congestedNow(nowNs)) {
+        if ((lossCutEndNs == Long.MIN_VALUE || nowNs - lossCutEndNs >= 0) && path.congestedNow(nowNs)) {
             cwndBytes = Math.max(minCwnd, cwndBytes * (1 - lossBeta));
             ssthreshBytes = cwndBytes;
-            lossCutEndPsn = path.nextPsn;
+            lossCutEndNs = nowNs + path.srttNs();
         }
     }
 
@@ -89,9 +106,9 @@ public final class EcnAimd implements CongestionControl {
             ssthreshBeforeRto = ssthreshBytes;
         }
         ssthreshBytes = Math.max(2.0 * mtu, cwndBytes / 2);
-        cwndBytes = minCwnd;
-        lossCutEndPsn = path.nextPsn;
-        obsEndPsn = path.nextPsn;
+        cwndBytes = Math.max(minCwnd, Math.min(mtu, cwndBytes)); // CC-6: one packet (or less, if already below)
+        lossCutEndNs = nowNs + path.srttNs();
+        obsEndNs = nowNs + path.srttNs();
         obsAcked = 0;
         obsMarked = 0;
     }

@@ -6,6 +6,7 @@ import io.metaroce.core.wire.Packet;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -52,6 +53,7 @@ public final class Engine {
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
     private final TimerHeap timers = new TimerHeap();
+    private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
     /** PATH-13: the engine-wide probe budget. */
     final ProbeBudget probeBudget;
@@ -163,6 +165,11 @@ public final class Engine {
         return qp;
     }
 
+    /** PATH-15: the shared in-flight totals of this engine's QPs to peer {@code peerHandle}. */
+    PeerLoad peerLoad(int peerHandle) {
+        return peerLoads.computeIfAbsent(peerHandle, h -> new PeerLoad(this, cfg));
+    }
+
     /** The QP with this number, or null. */
     public QueuePair queuePair(int qpn) {
         int index = qpn & INDEX_MASK;
@@ -252,7 +259,9 @@ public final class Engine {
             if (n > 0) {
                 ready.addLast(qp); // round robin among QPs with work
                 if (cfg.txRateBps > 0) {
-                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs);
+                    // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
+                    long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
+                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
                     txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
                 }
                 return n;

@@ -20,8 +20,25 @@ public final class EngineConfig {
     public int sqDepth = 1024;
     /** Receive queue depth per QP. */
     public int rqDepth = 1024;
-    /** Initial congestion window per path, in packets. */
+    /** Largest initial congestion window of one path, in packets (CC-1). */
     public int initialWindowPackets = 16;
+    /**
+     * A connection's initial window in bytes, spread evenly over its paths (CC-1): each path starts at
+     * {@code initialWindowBytes / paths}, at least one packet and at most {@link #initialWindowPackets}. 0 (the
+     * default) means about one bandwidth-delay product: the line rate {@link #txRateBps} times
+     * {@link #INITIAL_WINDOW_RTT_NS}, or {@link #INITIAL_WINDOW_FALLBACK_BYTES} when the line rate is not set.
+     */
+    public long initialWindowBytes = 0;
+    /** The round trip the default initial window covers: a 3-tier datacenter fabric's, 15 us. */
+    public static final long INITIAL_WINDOW_RTT_NS = 15_000;
+    /** The default initial window of a connection without a line rate: one BDP of 100 Gb/s x 15 us. */
+    public static final long INITIAL_WINDOW_FALLBACK_BYTES = 192 * 1024;
+    /**
+     * Smallest congestion window of a path in bytes (CC-10): below one packet the path sends one packet at a time,
+     * paced at {@code cwnd / srtt}, so thousands of connections sharing a fabric can each take less than a packet
+     * per round trip. A value above {@link #mtu} counts as one packet.
+     */
+    public int minWindowBytes = 512;
     /** Largest congestion window per path, in packets (at most 256: the SACK bitmap). */
     public int maxWindowPackets = 256;
     /** Accepted packets per path after which an ACK is sent. */
@@ -52,6 +69,13 @@ public final class EngineConfig {
     public double lossBeta = 1.0 / 8;
     /** Per-path pacing rate = pacingGain * cwnd / srtt; 0 turns pacing off. */
     public double pacingGain = 2.0;
+    /**
+     * Burst credit of the pacers, in bytes (CC-5, PATH-14): a route's pacing clock and the device's line-rate clock
+     * may lag real time by up to this many bytes' worth, so a driver that runs in duty cycles gets a run of
+     * datagrams per route and per cycle that the kernel can batch (GSO), while the average rate stays paced.
+     * 0 (the default) paces packet by packet.
+     */
+    public int pacingBurstBytes = 0;
     /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
@@ -84,6 +108,8 @@ public final class EngineConfig {
     public EngineConfig sqDepth(int v) { sqDepth = v; return this; }
     public EngineConfig rqDepth(int v) { rqDepth = v; return this; }
     public EngineConfig initialWindowPackets(int v) { initialWindowPackets = v; return this; }
+    public EngineConfig initialWindowBytes(long v) { initialWindowBytes = v; return this; }
+    public EngineConfig minWindowBytes(int v) { minWindowBytes = v; return this; }
     public EngineConfig maxWindowPackets(int v) { maxWindowPackets = v; return this; }
     public EngineConfig ackEvery(int v) { ackEvery = v; return this; }
     public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
@@ -102,24 +128,35 @@ public final class EngineConfig {
     public EngineConfig ecnGain(double v) { ecnGain = v; return this; }
     public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
+    public EngineConfig pacingBurstBytes(int v) { pacingBurstBytes = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
     public EngineConfig congestionControl(CongestionControl.Factory v) { congestionControl = v; return this; }
 
+    /** CC-1: the connection's initial window in bytes ({@link #initialWindowBytes}, or its default). */
+    public long connectionInitialWindowBytes() {
+        if (initialWindowBytes > 0) {
+            return initialWindowBytes;
+        }
+        return txRateBps > 0 ? txRateBps / 8 * INITIAL_WINDOW_RTT_NS / 1_000_000_000L : INITIAL_WINDOW_FALLBACK_BYTES;
+    }
+
     /** A copy, so an engine's configuration cannot change under it. */
     public EngineConfig copy() {
         EngineConfig c = new EngineConfig();
         c.mtu = mtu; c.paths = paths; c.planes = planes; c.sqDepth = sqDepth; c.rqDepth = rqDepth;
         c.initialWindowPackets = initialWindowPackets; c.maxWindowPackets = maxWindowPackets;
+        c.initialWindowBytes = initialWindowBytes;
+        c.minWindowBytes = minWindowBytes;
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
         c.readmitAfterProbes = readmitAfterProbes;
         c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
-        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.inboundCapacityBps = inboundCapacityBps;
+        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
@@ -140,6 +177,8 @@ public final class EngineConfig {
         require(maxWindowPackets >= 1 && maxWindowPackets <= 256, "maxWindowPackets must be in 1..256");
         require(initialWindowPackets >= 1 && initialWindowPackets <= maxWindowPackets,
                 "initialWindowPackets must be in 1..maxWindowPackets");
+        require(initialWindowBytes >= 0, "initialWindowBytes must be >= 0");
+        require(minWindowBytes >= 1, "minWindowBytes must be >= 1, got " + minWindowBytes);
         require(ackEvery >= 1, "ackEvery must be >= 1");
         require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
@@ -151,6 +190,7 @@ public final class EngineConfig {
         require(ecnGain > 0 && ecnGain <= 1, "ecnGain must be in (0, 1]");
         require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");
         require(pacingGain >= 0, "pacingGain must be >= 0");
+        require(pacingBurstBytes >= 0, "pacingBurstBytes must be >= 0");
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");

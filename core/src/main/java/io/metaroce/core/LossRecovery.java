@@ -58,6 +58,7 @@ final class LossRecovery {
             c.add(Counter.ECN_ECHOES, ce);
             p.ecnEchoes += ce;
             p.lastCeNs = nowNs;
+            p.shared.lastCeNs = nowNs;
         }
         if (newlyPackets > 0) {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
@@ -82,13 +83,13 @@ final class LossRecovery {
                     c.declareLost(p, i, nowNs, 0);
                     p.sackGaps++;
                     c.count(Counter.SACK_GAPS);
-                    p.cc.onLoss(nowNs);
+                    p.cc().onLoss(nowNs);
                 }
             }
         }
         c.advanceFloor(p, nowNs);
         if (newlyPackets > 0) {
-            p.cc.onAck(newlyPackets, newlyBytes, ce, nowNs);
+            p.cc().onAck(newlyPackets, newlyBytes, ce, nowNs);
         }
         if (scanAckedAny) {
             rack.onAcked(scanNewestSentNs, nowNs);
@@ -143,8 +144,7 @@ final class LossRecovery {
                 rack.onSpuriousLoss();
             }
             if (st == Path.INFLIGHT) {
-                p.inflightBytes -= p.recBytes[i];
-                p.inflightPackets--;
+                p.removeInflight(p.recBytes[i]);
                 newlyPackets++;
                 newlyBytes += p.recBytes[i];
                 if (!p.anyAcked || psn - p.highestAcked > 0) {
@@ -153,7 +153,7 @@ final class LossRecovery {
                 }
             }
             p.recState[i] = Path.ACKED;
-            c.onSegmentAcked(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i]);
+            c.onSegmentAcked(p.recQueue[i], p.recSerial[i], p.recSeg[i]);
         }
         scanNewlyPackets = newlyPackets;
         scanAckedAny = ackedAny;
@@ -177,7 +177,7 @@ final class LossRecovery {
             }
         }
         if (lost) {
-            p.cc.onLoss(nowNs);
+            p.cc().onLoss(nowNs);
             p.tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
             p.lastProgressNs = nowNs;
         }
@@ -234,7 +234,7 @@ final class LossRecovery {
     /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */
     private void undoRto(Path p) {
         p.rtoUndoArmed = false;
-        p.cc.undoTimeout();
+        p.cc().undoTimeout();
         // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
         p.consecutiveTimeouts = 0;
         if (p.state != PathState.ACTIVE) {
@@ -269,7 +269,7 @@ final class LossRecovery {
         c.advanceFloor(p, nowNs);
         p.backoff++;
         p.lastProgressNs = nowNs;
-        p.cc.onTimeout(nowNs, first);
+        p.cc().onTimeout(nowNs, first);
         boolean congested = p.lastCeNs != Long.MIN_VALUE
                 && nowNs - p.lastCeNs <= 4 * Math.max(p.srttNs, c.cfg.minRtoNs);
         if (congested) {

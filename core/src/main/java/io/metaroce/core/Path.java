@@ -27,7 +27,6 @@ public final class Path {
     // that only receives, like every path of a WRITE's responder, never needs their ~8.7 KB)
     byte[] recState;
     byte[] recQueue;
-    int[] recSlot;
     long[] recSerial;
     int[] recSeg;
     int[] recBytes;
@@ -35,6 +34,10 @@ public final class Path {
     long[] recSentNs;
     long inflightBytes;
     int inflightPackets;
+    /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
+    SharedPath shared;
+    /** The peer's routes and waiting QPs (null before RTR). */
+    PeerLoad peer;
     int highestAcked;
     boolean anyAcked;
     long srttNs;
@@ -46,9 +49,6 @@ public final class Path {
     long lastProgressNs;
     int consecutiveTimeouts;
     long lastCeNs = Long.MIN_VALUE;
-    /** This path's congestion controller (CC-*): it owns the window, the ECN average and what an RTO may undo. */
-    final CongestionControl cc;
-    long nextSendNs;
     long probeDeadlineNs = Engine.NO_DEADLINE;
     long probeId;
     int probeSuccesses;
@@ -89,10 +89,15 @@ public final class Path {
     long failures;
     long readmissions;
 
-    Path(int id, int plane, EngineConfig cfg) {
+    Path(int id, int plane) {
         this.id = id;
         this.plane = plane;
-        this.cc = cfg.congestionControl.create(this, cfg);
+    }
+
+    /** Joins the engine's route to {@code load}'s peer on this path id (PATH-15). */
+    void share(PeerLoad load) {
+        peer = load;
+        shared = load.path(id);
     }
 
     /** Allocates the in-flight records on first use; call before recording a send. */
@@ -100,7 +105,6 @@ public final class Path {
         if (recState == null) {
             recState = new byte[WINDOW];
             recQueue = new byte[WINDOW];
-            recSlot = new int[WINDOW];
             recSerial = new long[WINDOW];
             recSeg = new int[WINDOW];
             recBytes = new int[WINDOW];
@@ -122,8 +126,7 @@ public final class Path {
         nextPsn = txInitialPsn;
         floor = txInitialPsn;
         clearRecords();
-        inflightBytes = 0;
-        inflightPackets = 0;
+        clearInflight();
         anyAcked = false;
         srttNs = 0;
         rttvarNs = 0;
@@ -131,7 +134,6 @@ public final class Path {
         rtoNs = initialRtoNs;
         backoff = 0;
         consecutiveTimeouts = 0;
-        nextSendNs = 0;
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
         tlpSent = false;
@@ -227,6 +229,39 @@ public final class Path {
 
     // ---------------- sender helpers ----------------
 
+    /** A packet of {@code bytes} went into flight on this path. */
+    void addInflight(long bytes) {
+        inflightBytes += bytes;
+        inflightPackets++;
+        shared.inflightBytes += bytes;
+        shared.inflightPackets++;
+    }
+
+    /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
+    void removeInflight(long bytes) {
+        inflightBytes -= bytes;
+        inflightPackets--;
+        shared.inflightBytes -= bytes;
+        shared.inflightPackets--;
+        peer.released();
+    }
+
+    /** Nothing of this QP is in flight on the path any more (error, reset). */
+    void clearInflight() {
+        if (shared != null && inflightPackets > 0) {
+            shared.inflightBytes -= inflightBytes;
+            shared.inflightPackets -= inflightPackets;
+            peer.released();
+        }
+        inflightBytes = 0;
+        inflightPackets = 0;
+    }
+
+    /** This path's congestion controller: the shared route's (PATH-15). */
+    CongestionControl cc() {
+        return shared.cc;
+    }
+
     /** True when another packet fits under the PSN window of the SACK bitmap. */
     boolean psnWindowOpen() {
         return nextPsn - floor < WINDOW;
@@ -238,17 +273,6 @@ public final class Path {
             return -1;
         }
         return 2 * srttNs + ackDelayNs;
-    }
-
-    /**
-     * CC-4: whether a loss now looks like congestion: a CE mark within the last 4 smoothed RTTs, or a queue
-     * (smoothed RTT above the unloaded one by more than half of it). Otherwise it is taken for random loss.
-     */
-    boolean congestedNow(long nowNs) {
-        if (lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs) {
-            return true;
-        }
-        return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
     }
 
     long currentRtoNs(long maxRtoNs) {
@@ -272,6 +296,9 @@ public final class Path {
             srttNs += (sampleNs - srttNs) / 8;
         }
         rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
+        if (shared != null) {
+            shared.onRttSample(sampleNs);
+        }
     }
 
     // ---------------- getters for stats and tests ----------------
@@ -279,12 +306,12 @@ public final class Path {
     public int id() { return id; }
     public int plane() { return plane; }
     public PathState state() { return state; }
-    public long cwndBytes() { return (long) cc.cwndBytes(); }
+    public long cwndBytes() { return shared == null ? 0 : (long) shared.cc.cwndBytes(); }
     public long inflightBytes() { return inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return srttNs; }
     public long rtoNs() { return rtoNs; }
-    public double ecnAlpha() { return cc.alpha(); }
+    public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }
     public int rxCumPsn() { return rxCum; }

@@ -128,8 +128,7 @@ final class PathProber {
             p.consecutiveTimeouts = 0;
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;
-            p.nextSendNs = nowNs;
-            p.cc.onStart();
+            p.cc().onStart();
             c.allFailedSinceNs = Engine.NO_DEADLINE;
         } else {
             awaitProbe(p); // the next probe goes at once

@@ -34,6 +34,8 @@ final class QpCore {
     /** Probe replies owed (PATH-10). */
     final ControlRing replies = new ControlRing();
 
+    /** The verbs face of this QP (what the engine's ready queue and timer heap hold). */
+    QueuePair face;
     QpState state = QpState.RESET;
     int peer;
     int remoteQpn;
@@ -59,7 +61,7 @@ final class QpCore {
         this.recvCq = recvCq;
         this.paths = new Path[cfg.paths];
         for (int i = 0; i < cfg.paths; i++) {
-            paths[i] = new Path(i, i % cfg.planes, cfg);
+            paths[i] = new Path(i, i % cfg.planes);
         }
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);
@@ -87,7 +89,7 @@ final class QpCore {
 
     /** The live work request a path's in-flight record {@code i} refers to, or null. */
     SendWqe recordWqe(Path p, int i) {
-        return queue(p.recQueue[i]).live(p.recSlot[i], p.recSerial[i]);
+        return queue(p.recQueue[i]).live(p.recSerial[i]);
     }
 
     /**
@@ -133,22 +135,21 @@ final class QpCore {
     void declareLost(Path p, int i, long nowNs, long holdNs) {
         p.recState[i] = Path.LOST;
         p.recSentNs[i] = nowNs;
-        p.inflightBytes -= p.recBytes[i];
-        p.inflightPackets--;
+        p.removeInflight(p.recBytes[i]);
         SendWqe w = recordWqe(p, i);
         if (w == null || w.done || SendWqe.bit(w.acked, p.recSeg[i])) {
             return;
         }
         if (holdNs > 0) {
             // An RNR/BUSY resend is not a transport retry: it does not count against retryLimit.
-            held.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
+            held.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
         } else {
-            retx.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
+            retx.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
         }
     }
 
-    void onSegmentAcked(int q, int slot, long serial, int seg) {
-        SendWqe w = queue(q).live(slot, serial);
+    void onSegmentAcked(int q, long serial, int seg) {
+        SendWqe w = queue(q).live(serial);
         if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
             return;
         }
@@ -239,8 +240,7 @@ final class QpCore {
         for (Path p : paths) {
             p.clearRecords();
             p.floor = p.nextPsn;
-            p.inflightBytes = 0;
-            p.inflightPackets = 0;
+            p.clearInflight();
             p.ackNow = false;
             p.rxPending = 0;
             p.ackDeadlineNs = Engine.NO_DEADLINE;

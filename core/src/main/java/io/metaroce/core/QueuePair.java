@@ -37,6 +37,8 @@ public final class QueuePair {
     private final BaseHeader base = new BaseHeader();
 
     boolean inReady;
+    /** PATH-15: waiting in its peer's list for room in a shared window. */
+    boolean awaitingPeer;
     /** The deadline last computed by the engine (its timer heap's key) and the QP's place in that heap. */
     long cachedDeadline = Engine.NO_DEADLINE;
     int heapIndex = -1;
@@ -44,6 +46,7 @@ public final class QueuePair {
     QueuePair(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
         this.c = new QpCore(engine, qpn, pd, sendCq, recvCq);
+        c.face = this;
         this.responder = new Responder(c);
         this.rack = new Rack(c);
         this.prober = new PathProber(c);
@@ -88,8 +91,10 @@ public final class QueuePair {
         requireState(QpState.INIT, "RTR");
         c.peer = peerHandle;
         c.remoteQpn = remoteQpNumber;
+        PeerLoad load = engine.peerLoad(peerHandle);
         for (Path p : c.paths) {
             p.resetRx(remoteInitialPsn);
+            p.share(load);
         }
         c.inbound.reset(0);
         c.state = QpState.RTR;
@@ -100,7 +105,7 @@ public final class QueuePair {
         requireState(QpState.RTR, "RTS");
         for (Path p : c.paths) {
             p.resetTx(localInitialPsn, c.cfg.initialRtoNs);
-            p.cc.onStart();
+            p.shared.startIfNew(); // PATH-15: a QP joining a route in use takes its window as it is
         }
         rack.reset();
         c.allFailedSinceNs = Engine.NO_DEADLINE;

@@ -110,7 +110,7 @@ final class Rack {
                 q.rackStreak++;
             }
             if (lost) {
-                q.cc.onLoss(nowNs);
+                q.cc().onLoss(nowNs);
                 c.advanceFloor(q, nowNs);
             }
         }

@@ -32,23 +32,26 @@ final class TransmitScheduler {
         grantNextNs = 0;
     }
 
-    /** Whether {@code p} may take another packet now as far as its PSN window and congestion window go. */
+    /**
+     * Whether {@code p} may take another packet now as far as its PSN window and congestion window go. PATH-15: the
+     * window bounds what every QP of the engine to this peer has in flight on the path; with nothing in flight
+     * from any of them one packet may go (the smallest window, CC-10); a SUSPECT path carries one packet of its QP.
+     */
     boolean windowOpen(Path p) {
         if (!p.psnWindowOpen()) {
             return false;
         }
-        if (p.inflightPackets == 0) {
-            return true;
-        }
-        if (p.state == PathState.SUSPECT) {
+        if (p.state == PathState.SUSPECT && p.inflightPackets > 0) {
             return false;
         }
-        return p.inflightBytes + c.cfg.mtu <= p.cc.cwndBytes();
+        SharedPath route = p.shared;
+        return route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
     }
 
     /** When {@code p} may send its next data packet, the grant's pacing included. */
     long readyNs(Path p) {
-        return c.grantBps > 0 ? Math.max(p.nextSendNs, grantNextNs) : p.nextSendNs;
+        long route = p.shared.nextSendNs;
+        return c.grantBps > 0 ? Math.max(route, grantNextNs) : route;
     }
 
     /**
@@ -103,7 +106,7 @@ final class TransmitScheduler {
         while (true) {
             if (!retx.isEmpty()) {
                 q = retx.headQueue();
-                w = c.queue(q).live(retx.headSlot(), retx.headSerial());
+                w = c.queue(q).live(retx.headSerial());
                 seg = retx.headSeg();
                 if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
                     retx.pop();
@@ -128,6 +131,7 @@ final class TransmitScheduler {
         }
         Path p = choosePath(nowNs);
         if (p == null) {
+            c.paths[0].peer.await(c.face); // PATH-15: woken when a packet to this peer leaves flight
             return 0;
         }
         if (retransmit) {
@@ -162,7 +166,6 @@ final class TransmitScheduler {
         p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
-        p.recSlot[i] = (int) (w.serial & c.sq.mask);
         p.recSerial[i] = w.serial;
         p.recSeg[i] = seg;
         p.recBytes[i] = len;
@@ -172,18 +175,23 @@ final class TransmitScheduler {
             // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
             p.lastProgressNs = nowNs;
         }
-        p.inflightBytes += len;
-        p.inflightPackets++;
+        p.addInflight(len);
         p.nextPsn++;
         p.txPackets++;
         p.txBytes += len;
     }
 
-    /** Pacing: per path at pacingGain * cwnd / srtt (CC-5), per QP at the receiver's grant (HINT-3). */
+    /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per QP at the receiver's grant (HINT-3). */
     private void pace(long nowNs, Path p, int len) {
-        if (c.cfg.pacingGain > 0 && p.srttNs > 0) {
-            double bytesPerNs = c.cfg.pacingGain * p.cc.cwndBytes() / p.srttNs;
-            p.nextSendNs = Math.max(p.nextSendNs, nowNs) + (long) (len / bytesPerNs);
+        SharedPath route = p.shared;
+        double cwnd = route.cc.cwndBytes();
+        if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
+            // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
+            double gain = cwnd < c.cfg.mtu ? 1.0 : c.cfg.pacingGain;
+            double bytesPerNs = gain * cwnd / route.srttNs;
+            // the clock may lag now by the burst credit: an idle route saves up at most one burst (CC-5)
+            long credit = (long) (c.cfg.pacingBurstBytes / bytesPerNs);
+            route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
         }
         if (c.grantBps > 0) {
             // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
@@ -208,10 +216,10 @@ final class TransmitScheduler {
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
             Path p = paths[id >= n ? id - n : id];
-            if (!QpCore.sendable(p) || !windowOpen(p) || p.nextSendNs - nowNs > 0) {
+            if (!QpCore.sendable(p) || !windowOpen(p) || p.shared.nextSendNs - nowNs > 0) {
                 continue;
             }
-            double open = p.cc.cwndBytes() - p.inflightBytes;
+            double open = p.shared.cc.cwndBytes() - p.shared.inflightBytes;
             if (open > bestOpen) {
                 best = p;
                 bestOpen = open;
