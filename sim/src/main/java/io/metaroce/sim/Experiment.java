@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  * <p>Metrics: {@code goodput_gbps} (payload placed at the receivers over the workload's duration),
  * {@code mean_fct_us}, {@code p99_completion_latency_us}, {@code max_fct_us} (per flow: start to the sender's last
  * completion), {@code completion_time_us}, {@code algbw_gbps}, {@code busbw_gbps} (collectives), {@code drops}
- * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code pfc_pauses}, {@code pfc_paused_us},
+ * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code trimmed} (with {@code fabric.trimming}),
+ * {@code pfc_pauses}, {@code pfc_paused_us},
  * {@code retransmits}, {@code timeouts}, {@code path_failovers}, {@code flows}, {@code flows_completed},
  * {@code error_completions}, {@code data_correct} (with {@code verify}), {@code max_queue_bytes},
  * {@code jain_fairness} (Jain's index over every flow's mean goodput from its start to its completion, or to the
@@ -441,6 +442,9 @@ public final class Experiment {
             m.put("drops_buffer", drops[0]);
             m.put("drops_link", drops[1]);
             m.put("ecn_marks", ecnMarks(fabric));
+            if (fabric.config().trimming) {
+                m.put("trimmed", fabric.sumPorts(SwitchPort::trimmed)); // data packets cut to headers, not dropped
+            }
             long pauses = 0;
             long pausedPs = 0;
             long maxQueue = 0;

@@ -22,6 +22,8 @@ public final class Packet {
     int ecn;
     int opcode;
     boolean data;
+    /** Cut to its headers by a trimming switch ({@code fabric.trimming}); reset when released to the pool. */
+    boolean trimmed;
     /** In-port of the switch currently holding the packet (PFC ingress accounting); set on arrival. */
     int inPort;
     /**
@@ -50,6 +52,8 @@ public final class Packet {
     public int opcode() { return opcode; }
     /** True for data-bearing packets (and READ requests). */
     public boolean isData() { return data; }
+    /** True when a switch trimmed this data packet to its headers instead of dropping it. */
+    public boolean isTrimmed() { return trimmed; }
     /** The datagram bytes, {@code [0, length)}. */
     public byte[] bytes() { return buf; }
 }

@@ -87,6 +87,7 @@ public final class RoceTransport implements Transport {
     private long qpErrors;
     private long internalErrors;
     private long crossDiscarded;
+    private long trimmedDrops;
 
     /** A RoCEv2 endpoint on every host of {@code fabric}; attaches to every host's downlinks. */
     public RoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, RoceConfig cfg, SplittableRandom rng) {
@@ -224,6 +225,9 @@ public final class RoceTransport implements Transport {
         m.put("data_packets_sent", dataPacketsSent);
         m.put("internal_errors", internalErrors);
         m.put("cross_packets_discarded", crossDiscarded);
+        if (fabric.config().trimming) {
+            m.put("trimmed_drops", trimmedDrops);
+        }
         return m;
     }
 
@@ -354,6 +358,11 @@ public final class RoceTransport implements Transport {
     private void receive(int host, Packet p) {
         if (p.kind == CrossTraffic.KIND) {
             crossDiscarded++; // filler congesting a path, not for the transport
+            pool.release(p);
+            return;
+        }
+        if (p.isTrimmed()) {
+            trimmedDrops++; // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
             pool.release(p);
             return;
         }
