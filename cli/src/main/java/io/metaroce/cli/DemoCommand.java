@@ -77,7 +77,8 @@ public final class DemoCommand implements Callable<Integer> {
             loopbackOk = r.dataCorrect();
             System.out.println("2) Deterministic harness (virtual time):");
         }
-        EngineConfig cfg = new EngineConfig().paths(paths).planes(planes);
+        // the harness's line rate (PATH-14), which also sizes the connection's initial window (CC-1)
+        EngineConfig cfg = new EngineConfig().paths(paths).planes(planes).txRateBps(rateBps * planes);
         long bytes = size;
         System.out.printf(Locale.ROOT, "MetaRoCE-J demo: %s RDMA WRITE, %d paths over %d planes of %s, "
                 + "deterministic harness (virtual time, seed %d)%n%n", Quantity.formatBytes(size), paths, planes,
