@@ -80,7 +80,7 @@ final class LossRecovery {
                     || c.cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
                 int i = psn & Path.MASK;
                 if (p.recState[i] == Path.INFLIGHT) {
-                    c.declareLost(p, i, nowNs, 0);
+                    c.declareLost(p, i, nowNs, 0, false);
                     p.sackGaps++;
                     c.count(Counter.SACK_GAPS);
                     p.cc().onLoss(nowNs);
@@ -119,7 +119,7 @@ final class LossRecovery {
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             byte st = p.recState[i];
-            if (st != Path.INFLIGHT && st != Path.LOST) {
+            if (st != Path.INFLIGHT && st != Path.LOST && st != Path.LOST_HELD) {
                 continue;
             }
             int d = psn - cum;
@@ -140,7 +140,7 @@ final class LossRecovery {
                 newestSentNs = p.recSentNs[i]; // (a lost record's time is its declaration's: REL-15)
                 ackedAny = true;
             }
-            if (st == Path.LOST) {
+            if (st == Path.LOST || st == Path.LOST_HELD) {
                 rack.onSpuriousLoss();
             }
             if (st == Path.INFLIGHT) {
@@ -171,7 +171,7 @@ final class LossRecovery {
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - p.tlpAtNs < 0) {
-                c.declareLost(p, i, nowNs, 0);
+                c.declareLost(p, i, nowNs, 0, false);
                 c.count(Counter.TAIL_LOSSES);
                 lost = true;
             }
@@ -209,22 +209,22 @@ final class LossRecovery {
                     w.rnrWaitUntilNs = nowNs + Math.max(1, c.cfg.rnrDelayNs);
                 }
                 if (w.rnrRetries > c.cfg.rnrRetryLimit) {
-                    c.declareLost(p, i, nowNs, 0);
+                    c.declareLost(p, i, nowNs, 0, false);
                     c.failRequest(w, WcStatus.RNR_RETRY_EXC_ERR);
                 } else {
-                    c.declareLost(p, i, nowNs, Math.max(1, c.cfg.rnrDelayNs));
+                    c.declareLost(p, i, nowNs, Math.max(1, c.cfg.rnrDelayNs), false);
                 }
             }
             case NakHeader.CODE_BAD_RKEY, NakHeader.CODE_OUT_OF_BOUNDS, NakHeader.CODE_NO_PERMISSION -> {
-                c.declareLost(p, i, nowNs, 0);
+                c.declareLost(p, i, nowNs, 0, false);
                 c.failRequest(w, WcStatus.REM_ACCESS_ERR);
             }
             case NakHeader.CODE_INVALID_REQUEST -> {
-                c.declareLost(p, i, nowNs, 0);
+                c.declareLost(p, i, nowNs, 0, false);
                 c.failRequest(w, WcStatus.REM_INV_REQ_ERR);
             }
             default -> {
-                c.declareLost(p, i, nowNs, 0);
+                c.declareLost(p, i, nowNs, 0, false);
                 c.failRequest(w, WcStatus.REM_OP_ERR);
             }
         }
@@ -263,7 +263,7 @@ final class LossRecovery {
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             if (p.recState[i] == Path.INFLIGHT) {
-                c.declareLost(p, i, nowNs, 0);
+                c.declareLost(p, i, nowNs, 0, true);
             }
         }
         c.advanceFloor(p, nowNs);

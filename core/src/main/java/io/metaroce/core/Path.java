@@ -15,6 +15,8 @@ public final class Path {
     static final byte INFLIGHT = 1;
     static final byte ACKED = 2;
     static final byte LOST = 3;
+    /** Declared lost by a timer (RTO or REL-14) and kept for REL-15's hold, so a late ACK still counts. */
+    static final byte LOST_HELD = 4;
 
     final int id;
     final int plane;

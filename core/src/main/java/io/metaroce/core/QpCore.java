@@ -100,7 +100,7 @@ final class QpCore {
         while (p.floor != p.nextPsn) {
             int i = p.floor & Path.MASK;
             byte st = p.recState[i];
-            if (st == Path.INFLIGHT || st == Path.LOST && holdsLost(p, i, nowNs)) {
+            if (st == Path.INFLIGHT || st == Path.LOST_HELD && holdsLost(p, i, nowNs)) {
                 return;
             }
             p.recState[i] = Path.FREE;
@@ -109,8 +109,8 @@ final class QpCore {
     }
 
     /**
-     * REL-15: a PSN declared lost keeps its record (out of flight, but below the floor's reach) for a hold after the
-     * declaration, so that a late ACK of a packet that was only delayed (a standing queue, a stalled host) still
+     * REL-15: a PSN declared lost by a timer keeps its record (out of flight, but below the floor's reach) for a hold
+     * after the declaration, so that a late ACK of a packet that was only delayed (a standing queue, a stalled host) still
      * acknowledges its segment instead of leaving every copy to be overtaken by the next timer. The hold ends when
      * the segment is acknowledged otherwise, after {@code min(RTO, 2 srtt + ackDelay)}, or when the PSN window needs
      * the room.
@@ -129,11 +129,12 @@ final class QpCore {
     }
 
     /**
-     * Marks record {@code i} of path {@code p} lost and queues its segment again (after {@code holdNs}). The record's
-     * time becomes the time of the declaration (REL-15).
+     * Marks record {@code i} of path {@code p} lost and queues its segment again (after {@code holdNs}).
+     * {@code byTimer}: the loss was inferred from time alone (RTO, REL-14), not from later packets of the same path
+     * (REL-3, RTO-8) or a NAK, so REL-15 holds the record, whose time becomes the time of the declaration.
      */
-    void declareLost(Path p, int i, long nowNs, long holdNs) {
-        p.recState[i] = Path.LOST;
+    void declareLost(Path p, int i, long nowNs, long holdNs, boolean byTimer) {
+        p.recState[i] = byTimer ? Path.LOST_HELD : Path.LOST;
         p.recSentNs[i] = nowNs;
         p.removeInflight(p.recBytes[i]);
         SendWqe w = recordWqe(p, i);

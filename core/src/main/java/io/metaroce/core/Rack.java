@@ -104,7 +104,7 @@ final class Rack {
                     }
                     break;
                 }
-                c.declareLost(q, i, nowNs, 0);
+                c.declareLost(q, i, nowNs, 0, true);
                 c.count(Counter.RACK_LOSSES);
                 lost = true;
                 q.rackStreak++;
