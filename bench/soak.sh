@@ -10,14 +10,14 @@
 #   sudo bench/soak.sh --minutes 30 --loss 0.10 --flap 20s --out bench/results/soak
 set -euo pipefail
 cd "$(dirname "$0")/.."
-minutes=5 loss=0.10 flap=20s down=10 planes=4 paths=8 size=65536 warmup=60 max_slope=1.0 out="" mtu=9000
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --minutes N --loss P --flap Ns|0 --down S --planes N --paths N --size BYTES --warmup S --max-slope MIB_PER_MIN --out DIR"; }
+minutes=5 loss=0.10 flap=20s down=10 planes=4 paths=8 size=65536 warmup=60 max_slope=1.0 out="" mtu=9000 heap=256m
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --minutes N --loss P --flap Ns|0 --down S --planes N --paths N --size BYTES --warmup S --max-slope MIB_PER_MIN --heap SIZE --out DIR"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) minutes=$2; shift 2 ;; --loss) loss=$2; shift 2 ;; --flap) flap=$2; shift 2 ;;
     --down) down=$2; shift 2 ;; --planes) planes=$2; shift 2 ;; --paths) paths=$2; shift 2 ;;
     --size) size=$2; shift 2 ;; --warmup) warmup=$2; shift 2 ;; --max-slope) max_slope=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;; -h|--help) usage; exit 0 ;;
+    --out) out=$2; shift 2 ;; --heap) heap=$2; shift 2 ;; -h|--help) usage; exit 0 ;;
     *) echo "soak.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -34,13 +34,27 @@ name="sk$(head -c 3 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 out=${out:-bench/results/soak/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 csv="$out/samples.csv"
-mt=./metaroce
-"$mt" --version >/dev/null # builds once, before anything is timed
+./metaroce --version >/dev/null # builds once, before anything is timed
+# A private copy of the build: the launcher would rebuild (minutes) if sources change during the soak, and a jar
+# rewritten under a running JVM can crash it.
+rt=$(mktemp -d /tmp/metaroce-soak.XXXXXX)
+cp -r cli/target/metaroce-cli.jar cli/target/lib "$rt/"
+java_bin="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
+cat >"$rt/metaroce" <<EOS
+#!/usr/bin/env bash
+exec "$java_bin" --enable-native-access=ALL-UNNAMED,io.metaroce.net -p "$rt/metaroce-cli.jar:$rt/lib" -m io.metaroce.cli/io.metaroce.cli.Main "\$@"
+EOS
+chmod +x "$rt/metaroce"
+mt="$rt/metaroce"
+# The perf JVMs get a fixed, pre-touched heap: their RSS is then flat unless something outside the heap grows
+# (native memory, metaspace, thread stacks) or the heap itself fills up (which ends in an error, not a slope).
+perf_jvm="-Xms${heap} -Xmx${heap} -XX:+AlwaysPreTouch"
 
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   "$mt" testbed down --name "$name" >/dev/null 2>&1 || true
+  rm -rf "$rt"
 }
 trap cleanup EXIT
 
@@ -49,11 +63,11 @@ echo "soak: test bed $name, 2 hosts x $planes planes, loss $loss per hop, ${dura
 srv_planes=$(seq 0 $((planes - 1)) | awk '{ printf "%s10.%d.0.2", (NR > 1 ? "," : ""), 200 + NR - 1 }')
 cli_planes=$(seq 0 $((planes - 1)) | awk '{ printf "%s10.%d.0.1", (NR > 1 ? "," : ""), 200 + NR - 1 }')
 common=(write-bw --paths "$paths" -s "$size" --verify --timeout 60 --report-gbits)
-ip netns exec "$name-h1" "$mt" perf "${common[@]}" --planes "$srv_planes" --stats-file "$out/server-stats.json" \
+ip netns exec "$name-h1" env JAVA_TOOL_OPTIONS="$perf_jvm" "$mt" perf "${common[@]}" --planes "$srv_planes" --stats-file "$out/server-stats.json" \
   >"$out/server.out" 2>"$out/server.err" &
 srv=$!; pids+=("$srv")
 for _ in $(seq 1 100); do grep -q "listening on" "$out/server.out" 2>/dev/null && break; sleep 0.2; done
-ip netns exec "$name-h0" "$mt" perf "${common[@]}" 10.200.0.2 --planes "$cli_planes" --duration "$duration" \
+ip netns exec "$name-h0" env JAVA_TOOL_OPTIONS="$perf_jvm" "$mt" perf "${common[@]}" 10.200.0.2 --planes "$cli_planes" --duration "$duration" \
   --stats-file "$out/client-stats.json" --record "$out/client-record.yaml" >"$out/client.out" 2>"$out/client.err" &
 cli=$!; pids+=("$cli")
 
