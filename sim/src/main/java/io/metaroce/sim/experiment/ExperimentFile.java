@@ -41,6 +41,8 @@ import java.util.Set;
  * then the matching {@code overrides}, then command-line {@code --set} values.
  */
 public final class ExperimentFile {
+    /** Most points a sweep may have (each is a full simulation). */
+    static final int MAX_POINTS = 10_000;
     private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
             "description", "overrides");
 
@@ -153,6 +155,14 @@ public final class ExperimentFile {
 
     /** Builds and checks every point, full size and scaled down (PointChecks). */
     private void checkPoints() {
+        long n = 1;
+        for (List<Object> values : sweep.values()) {
+            n = Math.min(Long.MAX_VALUE / 2, n * Math.max(1, values.size()));
+        }
+        if (n > MAX_POINTS) {
+            throw new SpecFields.SpecException("sweep", n + " points (the product of the axes' sizes); at most "
+                    + MAX_POINTS);
+        }
         for (boolean scaledDown : new boolean[] {false, true}) {
             for (Map<String, Object> p : points(scaledDown)) {
                 PointChecks.check(spec(p, scaledDown));

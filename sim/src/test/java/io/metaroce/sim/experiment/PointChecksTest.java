@@ -56,6 +56,15 @@ class PointChecksTest {
     }
 
     @Test
+    void aSweepOfTooManyPointsIsRefusedBeforeBuildingThem() {
+        String axis = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+        String m = error("sweep: {seed: " + axis + ", fabric.linkLoss: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],"
+                + " workload.bytes: " + axis + ", workload.messages: " + axis + ", engine.mtu: [64, 65, 66, 67, 68, 69,"
+                + " 70, 71, 72, 73]}");
+        assertTrue(m.startsWith("sweep: 100000 points"), m);
+    }
+
+    @Test
     void aYamlErrorIsOneLineWithFileAndLine() throws Exception {
         Path file = Files.createTempFile("bad", ".yaml");
         try {
