@@ -1,22 +1,43 @@
 package io.metaroce.core;
 
 /**
- * A per-path congestion control strategy (spec CC-*). It owns the path's {@code cwndBytes}; the engine calls
- * it on acknowledgements, losses and timeouts, all with the current virtual time.
+ * One route's congestion controller (spec CC-*): an instance per {@link SharedPath} (a path id between this engine
+ * and one peer, shared by every QP between them, PATH-15) that owns its state (window, threshold, ECN average, ...),
+ * so a second algorithm needs no new fields anywhere else. The engine calls it on
+ * acknowledgements, losses and timeouts, all with the current virtual time, and reads the window it allows.
+ * Instances are made by the {@link Factory} in {@link EngineConfig#congestionControl}.
  */
 public interface CongestionControl {
+    /** Makes the controller of one path. */
+    @FunctionalInterface
+    interface Factory {
+        CongestionControl create(SharedPath path, EngineConfig cfg);
+    }
+
     /** The path starts (or is re-admitted): set the initial window. */
-    void onStart(Path path);
+    void onStart();
 
     /**
      * {@code ackedPackets} packets ({@code ackedBytes}) were newly acknowledged by one ACK that reported
      * {@code markedPackets} CE marks.
      */
-    void onAck(Path path, int ackedPackets, long ackedBytes, int markedPackets, long nowNs);
+    void onAck(int ackedPackets, long ackedBytes, int markedPackets, long nowNs);
 
-    /** A packet of the path was declared lost from a SACK gap. */
-    void onLoss(Path path, long nowNs);
+    /** A packet of the path was declared lost from a SACK gap, a tail probe or the reordering timer. */
+    void onLoss(long nowNs);
 
-    /** The path's retransmission timer expired. */
-    void onTimeout(Path path, long nowNs);
+    /**
+     * The path's retransmission timer expired. The first timeout of a series saves what it changes, so that
+     * {@link #undoTimeout()} can restore it if the timeout proves spurious (RTO-7).
+     */
+    void onTimeout(long nowNs, boolean firstOfSeries);
+
+    /** RTO-7: the timeout series proved spurious; restore the window it cut (never shrinking it). */
+    void undoTimeout();
+
+    /** Bytes the path may have in flight. */
+    double cwndBytes();
+
+    /** The ECN marked-fraction average (0 for algorithms without one). */
+    double alpha();
 }

@@ -1,14 +1,16 @@
 package io.metaroce.core;
 
 /**
- * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6). Slow start (the window grows by the bytes acknowledged) up
- * to the slow-start threshold, then additive increase of one MTU per RTT while unmarked; once per
- * observation window (one RTT, tracked by PSN) alpha moves toward the marked fraction with gain g and, if
+ * DCTCP-style ECN-driven AIMD (spec CC-1..CC-6, CC-10), one instance per route ({@link SharedPath}, PATH-15). Slow
+ * start (the window grows by the bytes acknowledged) up to the slow-start threshold, then additive increase of one MTU
+ * per RTT while unmarked; once per observation window (one smoothed RTT of the route) alpha moves toward the marked
+ * fraction with gain g and, if
  * anything was marked, the window shrinks by alpha/2. Loss without marks shrinks it by {@code lossBeta} at most
  * once per window: on a lossy fabric random loss is not congestion. A timeout resets it to one packet and
  * halves the threshold, so the path climbs back in a few RTTs instead of one MTU per RTT.
  */
 public final class EcnAimd implements CongestionControl {
+    private final SharedPath path;
     private final int mtu;
     private final double minCwnd;
     private final double maxCwnd;
@@ -16,65 +18,114 @@ public final class EcnAimd implements CongestionControl {
     private final double gain;
     private final double lossBeta;
 
-    public EcnAimd(EngineConfig cfg) {
+    private double cwndBytes;
+    private double ssthreshBytes;
+    private double alpha;
+    private long obsAcked;
+    private long obsMarked;
+    /** When the current observation window ends (CC-3). */
+    private long obsEndNs;
+    /** Before this time a loss does not cut again (CC-4: at most once per round trip). */
+    private long lossCutEndNs;
+    /** RTO-7: the window and threshold before the first timeout of a series. */
+    private double cwndBeforeRto;
+    private double ssthreshBeforeRto;
+
+    /** The controller of the route {@code path}. */
+    public EcnAimd(SharedPath path, EngineConfig cfg) {
+        this.path = path;
         this.mtu = cfg.mtu;
-        this.minCwnd = cfg.mtu;
+        this.minCwnd = Math.min(cfg.minWindowBytes, cfg.mtu);
         this.maxCwnd = (double) cfg.mtu * cfg.maxWindowPackets;
-        this.initCwnd = (double) cfg.mtu * cfg.initialWindowPackets;
+        this.initCwnd = initialWindowBytes(cfg);
         this.gain = cfg.ecnGain;
         this.lossBeta = cfg.lossBeta;
     }
 
-    @Override
-    public void onStart(Path p) {
-        p.cwndBytes = initCwnd;
-        p.ssthreshBytes = initCwnd; // slow start only to recover after a timeout
-        p.alpha = 0;
-        p.obsAcked = 0;
-        p.obsMarked = 0;
-        p.obsEndPsn = p.nextPsn;
-        p.lossCutEndPsn = p.nextPsn;
+    /**
+     * CC-1: a path's share of its connection's initial window: {@code initialWindowBytes / paths}, at least one
+     * packet and at most {@code initialWindowPackets}.
+     */
+    static double initialWindowBytes(EngineConfig cfg) {
+        double share = (double) cfg.connectionInitialWindowBytes() / cfg.paths;
+        return Math.min((double) cfg.mtu * cfg.initialWindowPackets, Math.max(cfg.mtu, share));
     }
 
     @Override
-    public void onAck(Path p, int ackedPackets, long ackedBytes, int markedPackets, long nowNs) {
+    public void onStart() {
+        cwndBytes = initCwnd;
+        ssthreshBytes = initCwnd; // slow start only to recover after a timeout
+        alpha = 0;
+        obsAcked = 0;
+        obsMarked = 0;
+        obsEndNs = Long.MIN_VALUE; // the first acknowledgement ends the first window
+        lossCutEndNs = Long.MIN_VALUE;
+    }
+
+    @Override
+    public void onAck(int ackedPackets, long ackedBytes, int markedPackets, long nowNs) {
         int marked = Math.min(markedPackets, ackedPackets);
-        p.obsAcked += ackedPackets;
-        p.obsMarked += marked;
+        obsAcked += ackedPackets;
+        obsMarked += marked;
         if (marked == 0) {
-            double grow = p.cwndBytes < p.ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / p.cwndBytes;
-            p.cwndBytes = Math.min(maxCwnd, p.cwndBytes + grow);
-        }
-        // The observation window ends once every packet sent when it began has been resolved.
-        if (p.floor - p.obsEndPsn >= 0 && p.obsAcked > 0) {
-            double f = (double) p.obsMarked / p.obsAcked;
-            p.alpha = (1 - gain) * p.alpha + gain * f;
-            if (p.obsMarked > 0) {
-                p.cwndBytes = Math.max(minCwnd, p.cwndBytes * (1 - p.alpha / 2));
-                p.ssthreshBytes = p.cwndBytes;
+            double grow;
+            if (cwndBytes < mtu) {
+                grow = minCwnd * ackedPackets; // CC-10: below one packet, one minimum window per packet acknowledged
+            } else {
+                grow = cwndBytes < ssthreshBytes ? ackedBytes : (double) mtu * ackedBytes / cwndBytes;
             }
-            p.obsAcked = 0;
-            p.obsMarked = 0;
-            p.obsEndPsn = p.nextPsn;
+            cwndBytes = Math.min(maxCwnd, cwndBytes + grow);
+        }
+        // The observation window ends one smoothed RTT after it began: the packets sent when it began are resolved.
+        if ((obsEndNs == Long.MIN_VALUE || nowNs - obsEndNs >= 0) && obsAcked > 0) {
+            double f = (double) obsMarked / obsAcked;
+            alpha = (1 - gain) * alpha + gain * f;
+            if (obsMarked > 0) {
+                cwndBytes = Math.max(minCwnd, cwndBytes * (1 - alpha / 2));
+                ssthreshBytes = cwndBytes;
+            }
+            obsAcked = 0;
+            obsMarked = 0;
+            obsEndNs = nowNs + path.srttNs();
         }
     }
 
     @Override
-    public void onLoss(Path p, long nowNs) {
-        if (p.floor - p.lossCutEndPsn >= 0 && p.congestedNow(nowNs)) {
-            p.cwndBytes = Math.max(minCwnd, p.cwndBytes * (1 - lossBeta));
-            p.ssthreshBytes = p.cwndBytes;
-            p.lossCutEndPsn = p.nextPsn;
+    public void onLoss(long nowNs) {
+        if ((lossCutEndNs == Long.MIN_VALUE || nowNs - lossCutEndNs >= 0) && path.congestedNow(nowNs)) {
+            cwndBytes = Math.max(minCwnd, cwndBytes * (1 - lossBeta));
+            ssthreshBytes = cwndBytes;
+            lossCutEndNs = nowNs + path.srttNs();
         }
     }
 
     @Override
-    public void onTimeout(Path p, long nowNs) {
-        p.ssthreshBytes = Math.max(2.0 * mtu, p.cwndBytes / 2);
-        p.cwndBytes = minCwnd;
-        p.lossCutEndPsn = p.nextPsn;
-        p.obsEndPsn = p.nextPsn;
-        p.obsAcked = 0;
-        p.obsMarked = 0;
+    public void onTimeout(long nowNs, boolean firstOfSeries) {
+        if (firstOfSeries) {
+            cwndBeforeRto = cwndBytes;
+            ssthreshBeforeRto = ssthreshBytes;
+        }
+        ssthreshBytes = Math.max(2.0 * mtu, cwndBytes / 2);
+        cwndBytes = Math.max(minCwnd, Math.min(mtu, cwndBytes)); // CC-6: one packet (or less, if already below)
+        lossCutEndNs = nowNs + path.srttNs();
+        obsEndNs = nowNs + path.srttNs();
+        obsAcked = 0;
+        obsMarked = 0;
+    }
+
+    @Override
+    public void undoTimeout() {
+        cwndBytes = Math.max(cwndBytes, cwndBeforeRto);
+        ssthreshBytes = Math.max(ssthreshBytes, ssthreshBeforeRto);
+    }
+
+    @Override
+    public double cwndBytes() {
+        return cwndBytes;
+    }
+
+    @Override
+    public double alpha() {
+        return alpha;
     }
 }

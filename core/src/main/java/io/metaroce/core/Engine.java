@@ -6,6 +6,7 @@ import io.metaroce.core.wire.Packet;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -52,13 +53,12 @@ public final class Engine {
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
     private final TimerHeap timers = new TimerHeap();
-    private double probeTokens = 16;
+    private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
-    private long probeRefilledNs = Long.MIN_VALUE;
-    private final ArrayList<QueuePair> activeSenders = new ArrayList<>();
-    /** HINT-6: moving average (gain ecnGain) of the CE fraction of data packets arriving from active senders. */
-    private double rxCeAlpha;
-    private long lastActiveScanNs = Long.MIN_VALUE;
+    /** PATH-13: the engine-wide probe budget. */
+    final ProbeBudget probeBudget;
+    /** HINT-*: the receiver's grants. */
+    final Grants grants;
     private int pdCount;
     private long nextHeapVa = 0x10_0000_0000L;
     private long internalErrors;
@@ -68,6 +68,8 @@ public final class Engine {
     public Engine(EngineConfig config, RandomGenerator rng) {
         this.cfg = config.copy().validate();
         this.rng = rng;
+        this.probeBudget = new ProbeBudget(cfg);
+        this.grants = new Grants(cfg);
         qps.add(null); // QP index 0 is never used
         mrs.add(null);
     }
@@ -161,6 +163,11 @@ public final class Engine {
         QueuePair qp = new QueuePair(this, tag << INDEX_BITS | index, pd, sendCq, recvCq);
         qps.add(qp);
         return qp;
+    }
+
+    /** PATH-15: the shared in-flight totals of this engine's QPs to peer {@code peerHandle}. */
+    PeerLoad peerLoad(int peerHandle) {
+        return peerLoads.computeIfAbsent(peerHandle, h -> new PeerLoad(this, cfg));
     }
 
     /** The QP with this number, or null. */
@@ -290,32 +297,6 @@ public final class Engine {
                 : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
     }
 
-    /**
-     * PATH-13: takes one of the engine-wide probe tokens (refilled at maxProbesPerSecond, burst 16); false
-     * when none is left, so that thousands of failed paths probe in turn instead of all at once.
-     */
-    boolean takeProbeToken(long nowNs) {
-        if (probeRefilledNs == Long.MIN_VALUE) {
-            probeRefilledNs = nowNs;
-        }
-        long dt = nowNs - probeRefilledNs;
-        if (dt > 0) {
-            probeTokens = Math.min(16, probeTokens + dt * (cfg.maxProbesPerSecond / 1e9));
-            probeRefilledNs = nowNs;
-        }
-        if (probeTokens >= 1) {
-            probeTokens -= 1;
-            return true;
-        }
-        return false;
-    }
-
-    /** When the next probe token will be there. */
-    long nextProbeTokenNs() {
-        double missing = Math.max(0, 1 - probeTokens);
-        return probeRefilledNs + (long) Math.ceil(missing * 1e9 / cfg.maxProbesPerSecond);
-    }
-
     void markReady(QueuePair qp) {
         if (!qp.inReady) {
             qp.inReady = true;
@@ -323,41 +304,8 @@ public final class Engine {
         }
     }
 
-    // ---------------------------------------------------------------- receiver grants (HINT-*)
-
-    void noteSenderActivity(QueuePair qp, long nowNs, boolean ce) {
-        // HINT-6: the CE fraction of arriving data measures the queue in front of this receiver
-        rxCeAlpha += cfg.ecnGain * ((ce ? 1.0 : 0.0) - rxCeAlpha);
-        qp.lastDataRxNs = nowNs;
-        if (!qp.activeSender) {
-            qp.activeSender = true;
-            activeSenders.add(qp);
-        }
-    }
-
-    /** HINT-1/2: capacity shared equally among senders active within the window, in Mb/s; 0 = no grant. */
-    int grantMbps(QueuePair qp, long nowNs) {
-        if (cfg.inboundCapacityBps == 0) {
-            return 0;
-        }
-        if (nowNs - lastActiveScanNs >= cfg.activeSenderWindowNs / 8 || lastActiveScanNs == Long.MIN_VALUE) {
-            lastActiveScanNs = nowNs;
-            for (int i = activeSenders.size() - 1; i >= 0; i--) {
-                QueuePair s = activeSenders.get(i);
-                if (nowNs - s.lastDataRxNs > cfg.activeSenderWindowNs) {
-                    s.activeSender = false;
-                    activeSenders.set(i, activeSenders.get(activeSenders.size() - 1));
-                    activeSenders.remove(activeSenders.size() - 1);
-                }
-            }
-        }
-        int n = Math.max(1, activeSenders.size());
-        long mbps = (long) (cfg.inboundCapacityBps * cfg.grantFraction * (1 - rxCeAlpha / 2) / n / 1_000_000.0);
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, mbps));
-    }
-
     /** Senders currently counted active by the grant logic. */
     public int activeSenderCount() {
-        return activeSenders.size();
+        return grants.activeCount();
     }
 }

@@ -20,8 +20,25 @@ public final class EngineConfig {
     public int sqDepth = 1024;
     /** Receive queue depth per QP. */
     public int rqDepth = 1024;
-    /** Initial congestion window per path, in packets. */
+    /** Largest initial congestion window of one path, in packets (CC-1). */
     public int initialWindowPackets = 16;
+    /**
+     * A connection's initial window in bytes, spread evenly over its paths (CC-1): each path starts at
+     * {@code initialWindowBytes / paths}, at least one packet and at most {@link #initialWindowPackets}. 0 (the
+     * default) means about one bandwidth-delay product: the line rate {@link #txRateBps} times
+     * {@link #INITIAL_WINDOW_RTT_NS}, or {@link #INITIAL_WINDOW_FALLBACK_BYTES} when the line rate is not set.
+     */
+    public long initialWindowBytes = 0;
+    /** The round trip the default initial window covers: a 3-tier datacenter fabric's, 15 us. */
+    public static final long INITIAL_WINDOW_RTT_NS = 15_000;
+    /** The default initial window of a connection without a line rate: one BDP of 100 Gb/s x 15 us. */
+    public static final long INITIAL_WINDOW_FALLBACK_BYTES = 192 * 1024;
+    /**
+     * Smallest congestion window of a path in bytes (CC-10): below one packet the path sends one packet at a time,
+     * paced at {@code cwnd / srtt}, so thousands of connections sharing a fabric can each take less than a packet
+     * per round trip. A value above {@link #mtu} counts as one packet.
+     */
+    public int minWindowBytes = 512;
     /** Largest congestion window per path, in packets (at most 256: the SACK bitmap). */
     public int maxWindowPackets = 256;
     /** Accepted packets per path after which an ACK is sent. */
@@ -71,6 +88,8 @@ public final class EngineConfig {
      * verified. Lets a simulator run with packet buffers of {@link Engine#bufferLength()} bytes instead of an MTU.
      */
     public boolean elidePayload = false;
+    /** Makes each path's congestion controller (CC-*); DCTCP-style {@link EcnAimd} by default. */
+    public CongestionControl.Factory congestionControl = EcnAimd::new;
     /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
     public Mutation mutation = Mutation.NONE;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
@@ -82,6 +101,8 @@ public final class EngineConfig {
     public EngineConfig sqDepth(int v) { sqDepth = v; return this; }
     public EngineConfig rqDepth(int v) { rqDepth = v; return this; }
     public EngineConfig initialWindowPackets(int v) { initialWindowPackets = v; return this; }
+    public EngineConfig initialWindowBytes(long v) { initialWindowBytes = v; return this; }
+    public EngineConfig minWindowBytes(int v) { minWindowBytes = v; return this; }
     public EngineConfig maxWindowPackets(int v) { maxWindowPackets = v; return this; }
     public EngineConfig ackEvery(int v) { ackEvery = v; return this; }
     public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
@@ -104,12 +125,23 @@ public final class EngineConfig {
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
+    public EngineConfig congestionControl(CongestionControl.Factory v) { congestionControl = v; return this; }
+
+    /** CC-1: the connection's initial window in bytes ({@link #initialWindowBytes}, or its default). */
+    public long connectionInitialWindowBytes() {
+        if (initialWindowBytes > 0) {
+            return initialWindowBytes;
+        }
+        return txRateBps > 0 ? txRateBps / 8 * INITIAL_WINDOW_RTT_NS / 1_000_000_000L : INITIAL_WINDOW_FALLBACK_BYTES;
+    }
 
     /** A copy, so an engine's configuration cannot change under it. */
     public EngineConfig copy() {
         EngineConfig c = new EngineConfig();
         c.mtu = mtu; c.paths = paths; c.planes = planes; c.sqDepth = sqDepth; c.rqDepth = rqDepth;
         c.initialWindowPackets = initialWindowPackets; c.maxWindowPackets = maxWindowPackets;
+        c.initialWindowBytes = initialWindowBytes;
+        c.minWindowBytes = minWindowBytes;
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
@@ -121,6 +153,7 @@ public final class EngineConfig {
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
+        c.congestionControl = congestionControl;
         c.mutation = mutation;
         return c;
     }
@@ -136,6 +169,8 @@ public final class EngineConfig {
         require(maxWindowPackets >= 1 && maxWindowPackets <= 256, "maxWindowPackets must be in 1..256");
         require(initialWindowPackets >= 1 && initialWindowPackets <= maxWindowPackets,
                 "initialWindowPackets must be in 1..maxWindowPackets");
+        require(initialWindowBytes >= 0, "initialWindowBytes must be >= 0");
+        require(minWindowBytes >= 1, "minWindowBytes must be >= 1, got " + minWindowBytes);
         require(ackEvery >= 1, "ackEvery must be >= 1");
         require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
@@ -150,6 +185,7 @@ public final class EngineConfig {
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
+        require(congestionControl != null, "congestionControl must be set");
         return this;
     }
 

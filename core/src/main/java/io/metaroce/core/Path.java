@@ -2,8 +2,8 @@ package io.metaroce.core;
 
 /**
  * One path of a QP (spec PATH-*, REL-*, SACK-*): both directions of it. As a sender it keeps its own PSN space,
- * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, congestion window, pacing
- * and health; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
+ * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, pacing and health, and its
+ * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
  */
@@ -35,6 +35,10 @@ public final class Path {
     long[] recSentNs;
     long inflightBytes;
     int inflightPackets;
+    /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
+    SharedPath shared;
+    /** The peer's routes and waiting QPs (null before RTR). */
+    PeerLoad peer;
     int highestAcked;
     boolean anyAcked;
     long srttNs;
@@ -46,14 +50,6 @@ public final class Path {
     long lastProgressNs;
     int consecutiveTimeouts;
     long lastCeNs = Long.MIN_VALUE;
-    double cwndBytes;
-    double ssthreshBytes;
-    double alpha;
-    long obsAcked;
-    long obsMarked;
-    int obsEndPsn;
-    int lossCutEndPsn;
-    long nextSendNs;
     long probeDeadlineNs = Engine.NO_DEADLINE;
     long probeId;
     int probeSuccesses;
@@ -62,8 +58,6 @@ public final class Path {
     boolean rtoUndoArmed;
     long rtoAtNs;
     int rtoLowPsn;
-    double cwndBeforeRto;
-    double ssthreshBeforeRto;
     PathState stateBeforeRto;
     long spuriousTimeouts;
     /** A tail-loss probe went out since the last progress (RTO-6). */
@@ -101,6 +95,12 @@ public final class Path {
         this.plane = plane;
     }
 
+    /** Joins the engine's route to {@code load}'s peer on this path id (PATH-15). */
+    void share(PeerLoad load) {
+        peer = load;
+        shared = load.path(id);
+    }
+
     /** Allocates the in-flight records on first use; call before recording a send. */
     void ensureRecords() {
         if (recState == null) {
@@ -128,8 +128,7 @@ public final class Path {
         nextPsn = txInitialPsn;
         floor = txInitialPsn;
         clearRecords();
-        inflightBytes = 0;
-        inflightPackets = 0;
+        clearInflight();
         anyAcked = false;
         srttNs = 0;
         rttvarNs = 0;
@@ -137,7 +136,6 @@ public final class Path {
         rtoNs = initialRtoNs;
         backoff = 0;
         consecutiveTimeouts = 0;
-        nextSendNs = 0;
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
         tlpSent = false;
@@ -233,6 +231,39 @@ public final class Path {
 
     // ---------------- sender helpers ----------------
 
+    /** A packet of {@code bytes} went into flight on this path. */
+    void addInflight(long bytes) {
+        inflightBytes += bytes;
+        inflightPackets++;
+        shared.inflightBytes += bytes;
+        shared.inflightPackets++;
+    }
+
+    /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
+    void removeInflight(long bytes) {
+        inflightBytes -= bytes;
+        inflightPackets--;
+        shared.inflightBytes -= bytes;
+        shared.inflightPackets--;
+        peer.released();
+    }
+
+    /** Nothing of this QP is in flight on the path any more (error, reset). */
+    void clearInflight() {
+        if (shared != null && inflightPackets > 0) {
+            shared.inflightBytes -= inflightBytes;
+            shared.inflightPackets -= inflightPackets;
+            peer.released();
+        }
+        inflightBytes = 0;
+        inflightPackets = 0;
+    }
+
+    /** This path's congestion controller: the shared route's (PATH-15). */
+    CongestionControl cc() {
+        return shared.cc;
+    }
+
     /** True when another packet fits under the PSN window of the SACK bitmap. */
     boolean psnWindowOpen() {
         return nextPsn - floor < WINDOW;
@@ -244,17 +275,6 @@ public final class Path {
             return -1;
         }
         return 2 * srttNs + ackDelayNs;
-    }
-
-    /**
-     * CC-4: whether a loss now looks like congestion: a CE mark within the last 4 smoothed RTTs, or a queue
-     * (smoothed RTT above the unloaded one by more than half of it). Otherwise it is taken for random loss.
-     */
-    boolean congestedNow(long nowNs) {
-        if (lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs) {
-            return true;
-        }
-        return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
     }
 
     long currentRtoNs(long maxRtoNs) {
@@ -278,6 +298,9 @@ public final class Path {
             srttNs += (sampleNs - srttNs) / 8;
         }
         rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
+        if (shared != null) {
+            shared.onRttSample(sampleNs);
+        }
     }
 
     // ---------------- getters for stats and tests ----------------
@@ -285,12 +308,12 @@ public final class Path {
     public int id() { return id; }
     public int plane() { return plane; }
     public PathState state() { return state; }
-    public long cwndBytes() { return (long) cwndBytes; }
+    public long cwndBytes() { return shared == null ? 0 : (long) shared.cc.cwndBytes(); }
     public long inflightBytes() { return inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return srttNs; }
     public long rtoNs() { return rtoNs; }
-    public double ecnAlpha() { return alpha; }
+    public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }
     public int rxCumPsn() { return rxCum; }
@@ -308,6 +331,6 @@ public final class Path {
     @Override
     public String toString() {
         return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
-                id, plane, state, (long) cwndBytes, inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
+                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
     }
 }

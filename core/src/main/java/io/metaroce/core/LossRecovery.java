@@ -1,0 +1,285 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.AckHeader;
+import io.metaroce.core.wire.BaseHeader;
+import io.metaroce.core.wire.NakHeader;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The sender's side of reliability for one QP (REL-*, SACK-*, RTO-*, NAK-*): reads ACKs (cumulative PSN and 256-bit
+ * SACK per path), declares losses by gap (REL-3), by tail-loss probe (RTO-8) and, through {@link Rack}, by time
+ * (REL-14); handles NAKs; fires and undoes retransmission timeouts (RTO-1..RTO-7) and moves path health on
+ * timeouts (PATH-2..PATH-4).
+ */
+final class LossRecovery {
+    private final QpCore c;
+    private final Rack rack;
+    private final PathProber prober;
+    private final BaseHeader base = new BaseHeader();
+    private final AckHeader ack = new AckHeader();
+    private final NakHeader nak = new NakHeader();
+
+    LossRecovery(QpCore c, Rack rack, PathProber prober) {
+        this.c = c;
+        this.rack = rack;
+        this.prober = prober;
+    }
+
+    void onAck(long nowNs, Path p, MemorySegment seg) {
+        c.count(Counter.RX_ACKS);
+        base.wrap(seg, 0);
+        ack.wrap(seg, BaseHeader.LENGTH);
+        if (base.payloadLength() != 0) {
+            c.count(Counter.DROP_MALFORMED);
+            return;
+        }
+        int cum = ack.cumPsn();
+        if (cum - (p.nextPsn - 1) > 0) {
+            c.count(Counter.DROP_MALFORMED); // acknowledges PSNs never sent
+            return;
+        }
+        long echoTs = ack.echoTimestampNs();
+        if (p.rtoUndoArmed) {
+            if (echoTs - p.rtoAtNs >= 0 || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs)) {
+                p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
+            } else if (cum - p.rtoLowPsn >= 0) {
+                // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
+                // timeout declared lost: the originals arrived, the timeout was spurious. Undo its damage.
+                undoRto(p);
+            }
+        }
+        int grantMbps = ack.grantMbps();
+        c.grantBps = grantMbps == 0 ? 0 : (grantMbps & 0xFFFFFFFFL) * 1_000_000L;
+        long newlyBytes = scanSack(p, cum);
+        int newlyPackets = scanNewlyPackets;
+        int ce = ack.ceCount();
+        if (ce > 0) {
+            c.add(Counter.ECN_ECHOES, ce);
+            p.ecnEchoes += ce;
+            p.lastCeNs = nowNs;
+            p.shared.lastCeNs = nowNs;
+        }
+        if (newlyPackets > 0) {
+            p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
+            p.lastProgressNs = nowNs;
+            p.backoff = 0;
+            p.consecutiveTimeouts = 0;
+            p.tlpSent = false;
+            p.rackStreak = 0;
+            if (p.state == PathState.SUSPECT) {
+                p.state = PathState.ACTIVE;
+            }
+        }
+        if (p.tlpCheck && echoTs - p.tlpAtNs >= 0) {
+            settleTail(p, nowNs);
+        }
+        // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
+        if (p.anyAcked) {
+            for (int psn = p.floor; p.highestAcked - psn >= c.cfg.reorderThreshold
+                    || c.cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
+                int i = psn & Path.MASK;
+                if (p.recState[i] == Path.INFLIGHT) {
+                    c.declareLost(p, i, nowNs, 0);
+                    p.sackGaps++;
+                    c.count(Counter.SACK_GAPS);
+                    p.cc().onLoss(nowNs);
+                }
+            }
+        }
+        c.advanceFloor(p, nowNs);
+        if (newlyPackets > 0) {
+            p.cc().onAck(newlyPackets, newlyBytes, ce, nowNs);
+        }
+        if (scanAckedAny) {
+            rack.onAcked(scanNewestSentNs, nowNs);
+        }
+        c.retireSends();
+        c.retireResponses();
+    }
+
+    // results of scanSack besides the bytes it returns (fields, not an allocation per ACK)
+    private int scanNewlyPackets;
+    private boolean scanAckedAny;
+    private long scanNewestSentNs;
+
+    /**
+     * SACK-1/2: marks acknowledged every record of {@code p} covered by the cumulative PSN or a SACK bit; returns the
+     * bytes newly acknowledged (and sets the scan fields).
+     */
+    private long scanSack(Path p, int cum) {
+        long w0 = ack.sackWord(0);
+        long w1 = ack.sackWord(1);
+        long w2 = ack.sackWord(2);
+        long w3 = ack.sackWord(3);
+        int newlyPackets = 0;
+        long newlyBytes = 0;
+        long newestSentNs = rack.newestAckedSentNs(0);
+        boolean ackedAny = false; // some packet acknowledged whose send time REL-14 may use
+        for (int psn = p.floor; psn != p.nextPsn; psn++) {
+            int i = psn & Path.MASK;
+            byte st = p.recState[i];
+            if (st != Path.INFLIGHT && st != Path.LOST) {
+                continue;
+            }
+            int d = psn - cum;
+            boolean acked;
+            if (d <= 0) {
+                acked = true;
+            } else if (d <= Path.WINDOW) {
+                int b = d - 1;
+                long w = b < 64 ? w0 : b < 128 ? w1 : b < 192 ? w2 : w3;
+                acked = (w >>> (b & 63) & 1L) != 0;
+            } else {
+                acked = false;
+            }
+            if (!acked) {
+                continue;
+            }
+            if (st == Path.INFLIGHT && (!ackedAny && !rack.valid() || p.recSentNs[i] - newestSentNs > 0)) {
+                newestSentNs = p.recSentNs[i]; // (a lost record's time is its declaration's: REL-15)
+                ackedAny = true;
+            }
+            if (st == Path.LOST) {
+                rack.onSpuriousLoss();
+            }
+            if (st == Path.INFLIGHT) {
+                p.removeInflight(p.recBytes[i]);
+                newlyPackets++;
+                newlyBytes += p.recBytes[i];
+                if (!p.anyAcked || psn - p.highestAcked > 0) {
+                    p.highestAcked = psn;
+                    p.anyAcked = true;
+                }
+            }
+            p.recState[i] = Path.ACKED;
+            c.onSegmentAcked(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i]);
+        }
+        scanNewlyPackets = newlyPackets;
+        scanAckedAny = ackedAny;
+        scanNewestSentNs = newestSentNs;
+        return newlyBytes;
+    }
+
+    /**
+     * RTO-8: this ACK left the receiver after a packet sent since the tail-loss probe was due; a path delivers in
+     * order, so what was sent before the probe and is still unacknowledged was lost.
+     */
+    private void settleTail(Path p, long nowNs) {
+        p.tlpCheck = false;
+        boolean lost = false;
+        for (int psn = p.floor; psn != p.nextPsn; psn++) {
+            int i = psn & Path.MASK;
+            if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - p.tlpAtNs < 0) {
+                c.declareLost(p, i, nowNs, 0);
+                c.count(Counter.TAIL_LOSSES);
+                lost = true;
+            }
+        }
+        if (lost) {
+            p.cc().onLoss(nowNs);
+            p.tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
+            p.lastProgressNs = nowNs;
+        }
+    }
+
+    void onNak(long nowNs, Path p, MemorySegment seg) {
+        c.count(Counter.RX_NAKS);
+        base.wrap(seg, 0);
+        nak.wrap(seg, BaseHeader.LENGTH);
+        int psn = nak.nakPsn();
+        int i = psn & Path.MASK;
+        if (base.payloadLength() != 0 || psn - p.floor < 0 || psn - p.nextPsn >= 0
+                || p.recState[i] != Path.INFLIGHT) {
+            c.count(Counter.DROP_STALE_NAK);
+            return;
+        }
+        SendWqe w = c.recordWqe(p, i);
+        if (w == null || w.msn != nak.msn()) {
+            c.count(Counter.DROP_STALE_NAK);
+            return;
+        }
+        switch (nak.code()) {
+            case NakHeader.CODE_RNR, NakHeader.CODE_BUSY -> {
+                c.count(Counter.RNR_NAKS_RECEIVED);
+                // NAK-7: one retry per wait, however many of the message's packets were NAKed in it.
+                if (!w.rnrWaiting || nowNs - w.rnrWaitUntilNs >= 0) {
+                    w.rnrWaiting = true;
+                    w.rnrRetries++;
+                    w.rnrWaitUntilNs = nowNs + Math.max(1, c.cfg.rnrDelayNs);
+                }
+                if (w.rnrRetries > c.cfg.rnrRetryLimit) {
+                    c.declareLost(p, i, nowNs, 0);
+                    c.failRequest(w, WcStatus.RNR_RETRY_EXC_ERR);
+                } else {
+                    c.declareLost(p, i, nowNs, Math.max(1, c.cfg.rnrDelayNs));
+                }
+            }
+            case NakHeader.CODE_BAD_RKEY, NakHeader.CODE_OUT_OF_BOUNDS, NakHeader.CODE_NO_PERMISSION -> {
+                c.declareLost(p, i, nowNs, 0);
+                c.failRequest(w, WcStatus.REM_ACCESS_ERR);
+            }
+            case NakHeader.CODE_INVALID_REQUEST -> {
+                c.declareLost(p, i, nowNs, 0);
+                c.failRequest(w, WcStatus.REM_INV_REQ_ERR);
+            }
+            default -> {
+                c.declareLost(p, i, nowNs, 0);
+                c.failRequest(w, WcStatus.REM_OP_ERR);
+            }
+        }
+        c.advanceFloor(p, nowNs);
+    }
+
+    /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */
+    private void undoRto(Path p) {
+        p.rtoUndoArmed = false;
+        p.cc().undoTimeout();
+        // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
+        p.consecutiveTimeouts = 0;
+        if (p.state != PathState.ACTIVE) {
+            // The path delivered all along: whatever the timeouts made of it (SUSPECT, FAILED, PROBING) is undone.
+            p.state = PathState.ACTIVE;
+            p.probeDeadlineNs = Engine.NO_DEADLINE;
+            p.probeDue = false;
+            p.probeSuccesses = 0;
+            c.allFailedSinceNs = Engine.NO_DEADLINE;
+        }
+        p.spuriousTimeouts++;
+        c.count(Counter.SPURIOUS_TIMEOUTS);
+    }
+
+    /** RTO-1..RTO-4 and PATH-2..PATH-4: the path's retransmission timer expired. */
+    void onRto(Path p, long nowNs) {
+        p.timeouts++;
+        c.count(Counter.TIMEOUTS);
+        boolean first = !p.rtoUndoArmed;
+        if (first) {
+            p.rtoUndoArmed = true;
+            p.rtoAtNs = nowNs;
+            p.rtoLowPsn = p.floor;
+            p.stateBeforeRto = p.state;
+        }
+        for (int psn = p.floor; psn != p.nextPsn; psn++) {
+            int i = psn & Path.MASK;
+            if (p.recState[i] == Path.INFLIGHT) {
+                c.declareLost(p, i, nowNs, 0);
+            }
+        }
+        c.advanceFloor(p, nowNs);
+        p.backoff++;
+        p.lastProgressNs = nowNs;
+        p.cc().onTimeout(nowNs, first);
+        boolean congested = p.lastCeNs != Long.MIN_VALUE
+                && nowNs - p.lastCeNs <= 4 * Math.max(p.srttNs, c.cfg.minRtoNs);
+        if (congested) {
+            return; // PATH-3: ECN says congestion, not failure
+        }
+        p.consecutiveTimeouts++;
+        if (p.consecutiveTimeouts >= c.cfg.failAfterTimeouts) {
+            prober.fail(p, nowNs);
+        } else if (p.state == PathState.ACTIVE) {
+            p.state = PathState.SUSPECT;
+        }
+    }
+}

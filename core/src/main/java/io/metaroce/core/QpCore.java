@@ -1,0 +1,268 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.Opcode;
+
+/**
+ * The state one queue pair's roles share ({@link Responder}, {@link LossRecovery}, {@link Rack},
+ * {@link PathProber}, {@link TransmitScheduler}, {@link PacketWriter}, {@link QpTimers}), and the helpers every role
+ * needs: counting, finishing and retiring work requests in order (ORD-1), declaring a segment lost, and entering
+ * the error state (VERBS-8). {@link QueuePair} is the verbs face over it.
+ */
+final class QpCore {
+    static final int Q_SEND = 0;
+    static final int Q_RESP = 1;
+    /** PSNs of room REL-15 leaves in a path's 256-PSN window: lost records are not held into it. */
+    private static final int LOST_HOLD_HEADROOM = 64;
+
+    final Engine engine;
+    final EngineConfig cfg;
+    final ProtectionDomain pd;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final int qpn;
+    final Counters counters = new Counters();
+    final Path[] paths;
+    final OutQueue sq;
+    final OutQueue rsq;
+    final RetransmitQueue retx = new RetransmitQueue();
+    /** RNR/BUSY resends waiting for their hold time (NAK-7). */
+    final RetransmitQueue held = new RetransmitQueue();
+    final InboundMessages inbound;
+    final RecvQueue rq;
+    /** NAKs the responder owes (NAK-*). */
+    final ControlRing naks = new ControlRing();
+    /** Probe replies owed (PATH-10). */
+    final ControlRing replies = new ControlRing();
+
+    /** The verbs face of this QP (what the engine's ready queue and timer heap hold). */
+    QueuePair face;
+    QpState state = QpState.RESET;
+    int peer;
+    int remoteQpn;
+    int nextMsn;
+    int nextRsn;
+    /** The latest rate granted by the peer in bits/s (0 = none, HINT-3). */
+    long grantBps;
+    /** When every path became FAILED (NO_DEADLINE: some path lives): the connection timeout runs from here. */
+    long allFailedSinceNs = Engine.NO_DEADLINE;
+    long sendsRetired;
+    /** Some path may owe an ACK now (cleared when a scan finds none due). */
+    boolean ackWork;
+    /** HINT-*: when data from the peer last arrived, and whether the grants count the peer as an active sender. */
+    long lastDataRxNs = Long.MIN_VALUE;
+    boolean activeSender;
+
+    QpCore(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
+        this.engine = engine;
+        this.cfg = engine.config();
+        this.qpn = qpn;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.paths = new Path[cfg.paths];
+        for (int i = 0; i < cfg.paths; i++) {
+            paths[i] = new Path(i, i % cfg.planes);
+        }
+        this.sq = new OutQueue(cfg.sqDepth);
+        this.rsq = new OutQueue(cfg.sqDepth);
+        this.inbound = new InboundMessages(cfg.sqDepth);
+        this.rq = new RecvQueue(cfg.rqDepth);
+    }
+
+    boolean running() {
+        return state == QpState.RTS || state == QpState.RTR;
+    }
+
+    void count(Counter c) {
+        counters.inc(c);
+        engine.counters.inc(c);
+    }
+
+    void add(Counter c, long n) {
+        counters.add(c, n);
+        engine.counters.add(c, n);
+    }
+
+    OutQueue queue(int q) {
+        return q == Q_SEND ? sq : rsq;
+    }
+
+    /** The live work request a path's in-flight record {@code i} refers to, or null. */
+    SendWqe recordWqe(Path p, int i) {
+        return queue(p.recQueue[i]).live(p.recSlot[i], p.recSerial[i]);
+    }
+
+    /**
+     * Moves a path's floor (REL-5) past every resolved record: acknowledged ones, and lost ones once REL-15 no longer
+     * holds them.
+     */
+    void advanceFloor(Path p, long nowNs) {
+        while (p.floor != p.nextPsn) {
+            int i = p.floor & Path.MASK;
+            byte st = p.recState[i];
+            if (st == Path.INFLIGHT || st == Path.LOST && holdsLost(p, i, nowNs)) {
+                return;
+            }
+            p.recState[i] = Path.FREE;
+            p.floor++;
+        }
+    }
+
+    /**
+     * REL-15: a PSN declared lost keeps its record (out of flight, but below the floor's reach) for a hold after the
+     * declaration, so that a late ACK of a packet that was only delayed (a standing queue, a stalled host) still
+     * acknowledges its segment instead of leaving every copy to be overtaken by the next timer. The hold ends when
+     * the segment is acknowledged otherwise, after {@code min(RTO, 2 srtt + ackDelay)}, or when the PSN window needs
+     * the room.
+     */
+    private boolean holdsLost(Path p, int i, long nowNs) {
+        if (p.nextPsn - p.floor >= Path.WINDOW - LOST_HOLD_HEADROOM) {
+            return false;
+        }
+        long hold = p.srttNs == 0 ? cfg.minRtoNs
+                : Math.min(p.currentRtoNs(cfg.maxRtoNs), 2 * p.srttNs + cfg.ackDelayNs);
+        if (nowNs - p.recSentNs[i] >= hold) { // a LOST record's time is when it was declared lost
+            return false;
+        }
+        SendWqe w = recordWqe(p, i);
+        return w != null && !w.done && !SendWqe.bit(w.acked, p.recSeg[i]);
+    }
+
+    /**
+     * Marks record {@code i} of path {@code p} lost and queues its segment again (after {@code holdNs}). The record's
+     * time becomes the time of the declaration (REL-15).
+     */
+    void declareLost(Path p, int i, long nowNs, long holdNs) {
+        p.recState[i] = Path.LOST;
+        p.recSentNs[i] = nowNs;
+        p.removeInflight(p.recBytes[i]);
+        SendWqe w = recordWqe(p, i);
+        if (w == null || w.done || SendWqe.bit(w.acked, p.recSeg[i])) {
+            return;
+        }
+        if (holdNs > 0) {
+            // An RNR/BUSY resend is not a transport retry: it does not count against retryLimit.
+            held.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
+        } else {
+            retx.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
+        }
+    }
+
+    void onSegmentAcked(int q, int slot, long serial, int seg) {
+        SendWqe w = queue(q).live(slot, serial);
+        if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
+            return;
+        }
+        SendWqe.set(w.acked, seg);
+        w.ackedCount++;
+        if (w.ackedCount == w.segments && w.op != Opcode.READ_REQ) {
+            finish(w, WcStatus.SUCCESS); // REL-1: every byte acknowledged means every byte placed
+            if (cfg.mutation == Mutation.COMPLETION_OUT_OF_ORDER && w.signaled) { // test-only defect
+                sendCq.push(w.wrId, w.status, w.wcOpcode(), w.length, 0, false, qpn);
+                w.signaled = false;
+            }
+        }
+    }
+
+    static void finish(SendWqe w, WcStatus status) {
+        if (!w.done) {
+            w.done = true;
+            w.status = status;
+        }
+    }
+
+    /** Completes finished work requests in posting order (ORD-1). */
+    void retireSends() {
+        while (sq.head != sq.tail) {
+            SendWqe w = sq.at(sq.head);
+            if (!w.done) {
+                return;
+            }
+            if (w.signaled || w.status != WcStatus.SUCCESS) {
+                int len = w.status == WcStatus.SUCCESS ? w.length : 0;
+                sendCq.push(w.wrId, w.status, w.wcOpcode(), len, 0, false, qpn);
+                count(w.status == WcStatus.SUCCESS ? Counter.COMPLETIONS : Counter.ERROR_COMPLETIONS);
+            }
+            w.local = null;
+            sq.head++;
+            sendsRetired++;
+            if (sq.nextToSend < sq.head) {
+                sq.nextToSend = sq.head;
+            }
+        }
+    }
+
+    void retireResponses() {
+        while (rsq.head != rsq.tail && rsq.at(rsq.head).done) {
+            rsq.at(rsq.head).local = null;
+            rsq.head++;
+            if (rsq.nextToSend < rsq.head) {
+                rsq.nextToSend = rsq.head;
+            }
+        }
+    }
+
+    /** A work request failed: the QP enters ERROR with that status on it (VERBS-8). */
+    void failRequest(SendWqe w, WcStatus status) {
+        if (w.op == Opcode.READ_RESP) {
+            // A responder's READ response failing does not fail the responder: drop the response.
+            finish(w, status);
+            retireResponses();
+            return;
+        }
+        finish(w, status);
+        enterError(w);
+    }
+
+    void enterError(SendWqe cause) {
+        if (state == QpState.ERROR) {
+            return;
+        }
+        state = QpState.ERROR;
+        for (long s = sq.head; s < sq.tail; s++) {
+            SendWqe w = sq.at(s);
+            if (w != cause && !w.done) {
+                finish(w, WcStatus.WR_FLUSH_ERR);
+            }
+        }
+        retireSends();
+        while (rq.count > 0) {
+            int idx = rq.headIndex();
+            recvCq.push(rq.wrIds[idx], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false, qpn);
+            count(Counter.ERROR_COMPLETIONS);
+            rq.pop();
+        }
+        rsq.clear();
+        retx.clear();
+        held.clear();
+        naks.clear();
+        replies.clear();
+        for (Path p : paths) {
+            p.clearRecords();
+            p.floor = p.nextPsn;
+            p.clearInflight();
+            p.ackNow = false;
+            p.rxPending = 0;
+            p.ackDeadlineNs = Engine.NO_DEADLINE;
+            p.probeDeadlineNs = Engine.NO_DEADLINE;
+            p.probeDue = false;
+        }
+    }
+
+    boolean allPathsFailed() {
+        for (Path p : paths) {
+            if (p.state == PathState.ACTIVE || p.state == PathState.SUSPECT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean sendable(Path p) {
+        return p.state == PathState.ACTIVE || p.state == PathState.SUSPECT;
+    }
+
+    boolean hasDataToSend() {
+        return !retx.isEmpty() || sq.nextToSend < sq.tail || rsq.nextToSend < rsq.tail;
+    }
+}

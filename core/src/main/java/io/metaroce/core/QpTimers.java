@@ -1,0 +1,117 @@
+package io.metaroce.core;
+
+/**
+ * One QP's timers: delayed ACKs (ACK-2), retransmission timeouts (RTO-1), tail-loss probes (RTO-6), probe
+ * deadlines (PATH-5), pacing, the REL-14 reordering timer, RNR holds (NAK-7), the probe budget (PATH-13) and the
+ * connection timeout (PATH-9). {@link #nextDeadline()} is the earliest of them; {@link #onTimeout(long)} fires
+ * every one that expired and nothing else (spurious calls are no-ops).
+ */
+final class QpTimers {
+    private final QpCore c;
+    private final LossRecovery recovery;
+    private final Rack rack;
+    private final PathProber prober;
+    private final TransmitScheduler scheduler;
+
+    QpTimers(QpCore c, LossRecovery recovery, Rack rack, PathProber prober, TransmitScheduler scheduler) {
+        this.c = c;
+        this.recovery = recovery;
+        this.rack = rack;
+        this.prober = prober;
+        this.scheduler = scheduler;
+    }
+
+    /** Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. */
+    long nextDeadline() {
+        if (!c.running()) {
+            return Engine.NO_DEADLINE;
+        }
+        EngineConfig cfg = c.cfg;
+        long d = Engine.NO_DEADLINE;
+        boolean dataWaiting = c.state == QpState.RTS && c.hasDataToSend();
+        for (Path p : c.paths) {
+            if (p.rxPending > 0 && p.ackDeadlineNs < d) {
+                d = p.ackDeadlineNs;
+            }
+            if (p.inflightPackets > 0) {
+                long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs);
+                if (rto < d) {
+                    d = rto;
+                }
+                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
+                if (tlp >= 0 && p.lastProgressNs + tlp < d) {
+                    d = p.lastProgressNs + tlp;
+                }
+            }
+            if (p.probeDeadlineNs < d) {
+                d = p.probeDeadlineNs;
+            }
+            // An eligible path may send at its own pacing time, but not before the QP-wide grant allows (HINT-3):
+            // a deadline at which nothing can be sent would have the driver call us in a loop.
+            if (dataWaiting && QpCore.sendable(p) && scheduler.windowOpen(p)) {
+                long ready = scheduler.readyNs(p);
+                if (ready < d) {
+                    d = ready;
+                }
+            }
+        }
+        if (rack.timerNs < d) {
+            d = rack.timerNs;
+        }
+        if (prober.throttled()) {
+            d = Math.min(d, c.engine.probeBudget.nextTokenNs());
+        }
+        if (!c.held.isEmpty() && c.held.headNotBefore() < d) {
+            d = c.held.headNotBefore();
+        }
+        if (c.allFailedSinceNs != Engine.NO_DEADLINE) {
+            d = Math.min(d, c.allFailedSinceNs + cfg.connectionTimeoutNs);
+        }
+        return d;
+    }
+
+    /** Fires every expired timer; a call with nothing expired changes nothing. */
+    void onTimeout(long nowNs) {
+        if (!c.running()) {
+            return;
+        }
+        EngineConfig cfg = c.cfg;
+        for (Path p : c.paths) {
+            if (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0) {
+                p.ackNow = true;
+                c.ackWork = true;
+            }
+            if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs) - nowNs <= 0) {
+                recovery.onRto(p, nowNs);
+            } else {
+                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
+                if (tlp >= 0 && p.lastProgressNs + tlp - nowNs <= 0) {
+                    // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
+                    p.tlpSent = true;
+                    p.tlpAtNs = nowNs;
+                    p.tlpCheck = true;
+                    prober.due(p);
+                }
+            }
+            if (p.probeDeadlineNs - nowNs <= 0) {
+                prober.onProbeTimer(p, nowNs);
+            }
+        }
+        if (rack.timerNs != Engine.NO_DEADLINE && rack.timerNs - nowNs <= 0) {
+            rack.detect(nowNs); // re-arms itself if something is still pending
+        }
+        RetransmitQueue held = c.held;
+        while (!held.isEmpty() && held.headNotBefore() - nowNs <= 0) {
+            c.retx.push(held.headQueue(), held.headSlot(), held.headSerial(), held.headSeg(), held.headAttempt(), 0);
+            held.pop();
+        }
+        if (c.allFailedSinceNs != Engine.NO_DEADLINE && c.allFailedSinceNs + cfg.connectionTimeoutNs - nowNs <= 0) {
+            // PATH-9: every path stayed failed for the connection timeout
+            SendWqe w = c.sq.head != c.sq.tail ? c.sq.at(c.sq.head) : null;
+            if (w != null) {
+                QpCore.finish(w, WcStatus.RETRY_EXC_ERR);
+            }
+            c.enterError(w);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.metaroce.core;
+
+/**
+ * REL-14, cross-path time-based loss detection (after RACK, RFC 8985): a packet still in flight on any path that
+ * was sent more than the reordering window before the newest packet acknowledged so far (on any path) is lost.
+ * The window starts from the paths' queueing spread and doubles each time a loss proves spurious.
+ */
+final class Rack {
+    /** Losses a path may take this way in a row, without progress, before only its RTO speaks. */
+    static final int STREAK_LIMIT = 4;
+    /** Largest multiplier of the reordering window. */
+    private static final int MAX_SCALE = 64;
+
+    private final QpCore c;
+    /** Send time of the most recently sent packet acknowledged so far, on any path. */
+    private long sentNs;
+    private boolean valid;
+    /** Multiplier of the reordering window, doubled on each loss proven spurious. */
+    private int scale = 1;
+    /** When a packet reordered past the window becomes overdue, or when to examine (NO_DEADLINE: none). */
+    long timerNs = Engine.NO_DEADLINE;
+
+    Rack(QpCore c) {
+        this.c = c;
+    }
+
+    /** The sender (re)starts: no packet acknowledged yet. */
+    void reset() {
+        valid = false;
+        timerNs = Engine.NO_DEADLINE;
+    }
+
+    /** The newest send time among packets acknowledged so far ({@code fallback} when none). */
+    long newestAckedSentNs(long fallback) {
+        return valid ? sentNs : fallback;
+    }
+
+    boolean valid() {
+        return valid;
+    }
+
+    /** A packet declared lost was acknowledged after all: a wider reordering window from now on. */
+    void onSpuriousLoss() {
+        if (scale < MAX_SCALE) {
+            scale *= 2;
+        }
+    }
+
+    /**
+     * An ACK acknowledged packets, the newest of them sent at {@code newestSentNs}. Detection runs at the next timer
+     * pass, not here: the driver hands over every datagram it has (ACKs of other paths arrive on other sockets, in
+     * another order) before it runs the timers.
+     */
+    void onAcked(long newestSentNs, long nowNs) {
+        if (!valid || newestSentNs - sentNs > 0) {
+            sentNs = newestSentNs;
+            valid = true;
+            timerNs = nowNs;
+        }
+    }
+
+    /** Runs detection; re-arms {@link #timerNs} when a packet is reordered but not yet overdue. */
+    void detect(long nowNs) {
+        timerNs = Engine.NO_DEADLINE;
+        long minRtt = Long.MAX_VALUE;
+        long srttHi = 0;
+        for (Path q : c.paths) {
+            if (q.minRttNs > 0) {
+                minRtt = Math.min(minRtt, q.minRttNs);
+                srttHi = Math.max(srttHi, q.srttNs);
+            }
+        }
+        if (minRtt == Long.MAX_VALUE) {
+            return; // no RTT sample yet: no notion of "too old"
+        }
+        // the window covers the largest queueing delay seen on any path (slowest smoothed RTT over the fastest
+        // unloaded one): packets sprayed over paths with different queues are legitimately reordered by that much,
+        // and a delayed ACK on one path reorders ACKs by up to ackDelay
+        long window = c.cfg.ackDelayNs + Math.max(minRtt / 4, srttHi - minRtt) * scale;
+        long limit = sentNs - window;
+        for (Path q : c.paths) {
+            if (q.state != PathState.ACTIVE || q.rackStreak >= STREAK_LIMIT) {
+                continue; // a path that keeps losing without progress is left to its RTO: that is how it fails
+            }
+            // and not before its ACK is overdue: its path's smoothed RTT plus the reordering window or the RTT's
+            // variation or a quarter of minRto (the platform's timing noise), whichever is largest (RFC 8985 waits
+            // an RTT plus the window; the others guard hosts whose scheduling stalls dwarf the network's RTT)
+            long wait = q.srttNs + Math.max(Math.max(window, 4 * q.rttvarNs), c.cfg.minRtoNs / 4);
+            long overdue = nowNs - wait;
+            boolean lost = false;
+            for (int psn = q.floor; psn != q.nextPsn; psn++) {
+                int i = psn & Path.MASK;
+                if (q.recState[i] != Path.INFLIGHT) {
+                    continue; // (a lost record's time is its declaration's, not its send's: REL-15)
+                }
+                if (q.recSentNs[i] - limit >= 0) {
+                    break;
+                }
+                if (q.recSentNs[i] - overdue >= 0) {
+                    // reordered past the window but not yet overdue: look again when it is
+                    long at = q.recSentNs[i] + wait + 1;
+                    if (timerNs == Engine.NO_DEADLINE || at - timerNs < 0) {
+                        timerNs = at;
+                    }
+                    break;
+                }
+                c.declareLost(q, i, nowNs, 0);
+                c.count(Counter.RACK_LOSSES);
+                lost = true;
+                q.rackStreak++;
+            }
+            if (lost) {
+                q.cc().onLoss(nowNs);
+                c.advanceFloor(q, nowNs);
+            }
+        }
+    }
+}

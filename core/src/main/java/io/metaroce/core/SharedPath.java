@@ -1,0 +1,76 @@
+package io.metaroce.core;
+
+/**
+ * PATH-15: one path id between this engine and one peer, as every QP between them uses it: the same source port and
+ * plane, so the same route through the fabric. It holds what belongs to the route rather than to a connection: the
+ * congestion controller (CC-*) and its window, the RTT and ECN signals it reacts to, the bytes in flight from all
+ * the QPs, and the pacing clock (CC-5). What belongs to a connection (its PSN space, SACK, in-flight records,
+ * retransmission timer and path health) stays in each QP's {@link Path}.
+ */
+public final class SharedPath {
+    private final int id;
+    final CongestionControl cc;
+    private boolean started;
+    long srttNs;
+    /** Smallest RTT sample on this route (CC-4). */
+    long minRttNs;
+    long lastCeNs = Long.MIN_VALUE;
+    long inflightBytes;
+    int inflightPackets;
+    /** When the route may take its next data packet (CC-5, CC-10). */
+    long nextSendNs;
+
+    SharedPath(int id, EngineConfig cfg) {
+        this.id = id;
+        this.cc = cfg.congestionControl.create(this, cfg);
+    }
+
+    /** The path id (the same on every QP that shares it). */
+    public int id() {
+        return id;
+    }
+
+    /** The smoothed RTT of the route over every sharing QP's samples, in ns (0 before the first). */
+    public long srttNs() {
+        return srttNs;
+    }
+
+    /** The smallest RTT sample seen on the route, in ns (0 before the first). */
+    public long minRttNs() {
+        return minRttNs;
+    }
+
+    /** When an ACK last reported a CE mark on the route ({@link Long#MIN_VALUE}: never). */
+    public long lastCeNs() {
+        return lastCeNs;
+    }
+
+    /**
+     * CC-4: whether a loss now looks like congestion: a CE mark within the last 4 smoothed RTTs, or a queue
+     * (smoothed RTT above the unloaded one by more than half of it). Otherwise it is taken for random loss.
+     */
+    public boolean congestedNow(long nowNs) {
+        if (lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs) {
+            return true;
+        }
+        return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
+    }
+
+    /** Starts the controller the first time a QP starts sending on the route; later QPs join its state. */
+    void startIfNew() {
+        if (!started) {
+            started = true;
+            cc.onStart();
+        }
+    }
+
+    void onRttSample(long sampleNs) {
+        if (sampleNs <= 0) {
+            return;
+        }
+        if (minRttNs == 0 || sampleNs < minRttNs) {
+            minRttNs = sampleNs;
+        }
+        srttNs = srttNs == 0 ? sampleNs : srttNs + (sampleNs - srttNs) / 8;
+    }
+}

@@ -1,0 +1,232 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.Packet;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, probes), then data:
+ * retransmissions before new segments (REL-4), alternating between the application's queue and READ responses,
+ * sprayed over the sendable path with the largest open window (PATH-1), within each path's window and pacing
+ * (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
+ */
+final class TransmitScheduler {
+    private final QpCore c;
+    private final PacketWriter writer;
+    private final PathProber prober;
+    private int pathCursor;
+    private int ackCursor;
+    private boolean preferResponses;
+    /** HINT-3: when the next datagram paced by the grant may leave. */
+    long grantNextNs;
+    /** HINT-3: when the last datagram paced by the grant left (MIN_VALUE: none since the grant was 0). */
+    private long grantPacedNs = Long.MIN_VALUE;
+
+    TransmitScheduler(QpCore c, PacketWriter writer, PathProber prober) {
+        this.c = c;
+        this.writer = writer;
+        this.prober = prober;
+    }
+
+    void reset() {
+        grantNextNs = 0;
+    }
+
+    /**
+     * Whether {@code p} may take another packet now as far as its PSN window and congestion window go. PATH-15: the
+     * window bounds what every QP of the engine to this peer has in flight on the path; with nothing in flight
+     * from any of them one packet may go (the smallest window, CC-10); a SUSPECT path carries one packet of its QP.
+     */
+    boolean windowOpen(Path p) {
+        if (!p.psnWindowOpen()) {
+            return false;
+        }
+        if (p.state == PathState.SUSPECT && p.inflightPackets > 0) {
+            return false;
+        }
+        SharedPath route = p.shared;
+        return route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
+    }
+
+    /** When {@code p} may send its next data packet, the grant's pacing included. */
+    long readyNs(Path p) {
+        long route = p.shared.nextSendNs;
+        return c.grantBps > 0 ? Math.max(route, grantNextNs) : route;
+    }
+
+    /**
+     * Writes the next datagram of this QP into {@code out}; returns its length, or 0 when nothing may be sent
+     * now.
+     */
+    int poll(long nowNs, MemorySegment out, Transmit tx) {
+        if (!c.running()) {
+            return 0;
+        }
+        if (!c.naks.isEmpty()) {
+            return writer.nak(nowNs, out, tx);
+        }
+        if (!c.replies.isEmpty()) {
+            return writer.probeReply(nowNs, out, tx);
+        }
+        if (c.ackWork) {
+            Path[] paths = c.paths;
+            int n = paths.length;
+            for (int k = 0; k < n; k++) {
+                int id = ackCursor + k;
+                Path p = paths[id >= n ? id - n : id];
+                if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0)) {
+                    ackCursor = p.id + 1 == n ? 0 : p.id + 1;
+                    return writer.ack(nowNs, p, out, tx);
+                }
+            }
+            c.ackWork = false;
+        }
+        Path probe = prober.nextProbe(nowNs);
+        if (probe != null) {
+            return writer.probe(nowNs, probe, out, tx);
+        }
+        if (c.state != QpState.RTS) {
+            return 0;
+        }
+        return pollData(nowNs, out, tx);
+    }
+
+    private int pollData(long nowNs, MemorySegment out, Transmit tx) {
+        if (c.grantBps > 0 && grantNextNs - nowNs > 0) {
+            return 0; // HINT-3: the receiver's grant paces the whole QP
+        }
+        // Choose what to send: retransmissions first (REL-4), then new segments, alternating between the
+        // application's queue and READ responses.
+        RetransmitQueue retx = c.retx;
+        int q;
+        SendWqe w;
+        int seg;
+        int attempt;
+        boolean retransmit;
+        while (true) {
+            if (!retx.isEmpty()) {
+                q = retx.headQueue();
+                w = c.queue(q).live(retx.headSlot(), retx.headSerial());
+                seg = retx.headSeg();
+                if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
+                    retx.pop();
+                    continue;
+                }
+                attempt = retx.headAttempt() + 1;
+                retransmit = true;
+                break;
+            }
+            OutQueue first = preferResponses ? c.rsq : c.sq;
+            OutQueue second = preferResponses ? c.sq : c.rsq;
+            OutQueue oq = first.nextToSend < first.tail ? first : second.nextToSend < second.tail ? second : null;
+            if (oq == null) {
+                return 0;
+            }
+            w = oq.at(oq.nextToSend);
+            q = oq == c.sq ? QpCore.Q_SEND : QpCore.Q_RESP;
+            seg = w.nextSeg;
+            attempt = 0;
+            retransmit = false;
+            break;
+        }
+        Path p = choosePath(nowNs);
+        if (p == null) {
+            c.paths[0].peer.await(c.face); // PATH-15: woken when a packet to this peer leaves flight
+            return 0;
+        }
+        if (retransmit) {
+            retx.pop();
+            if (attempt > c.cfg.retryLimit) {
+                c.failRequest(w, WcStatus.RETRY_EXC_ERR);
+                return 0;
+            }
+        } else {
+            OutQueue oq = c.queue(q);
+            if (++w.nextSeg >= w.segments) {
+                oq.nextToSend++;
+                preferResponses = !preferResponses;
+            }
+        }
+        c.advanceFloor(p, nowNs); // the packet carries the current floor (REL-5), past lost records no longer held
+        int len = writer.data(nowNs, p, w, seg, retransmit, out);
+        record(nowNs, p, q, w, seg, attempt, len);
+        if (retransmit) {
+            p.retransmits++;
+            c.count(Counter.RETRANSMITS);
+        }
+        c.count(Counter.TX_DATA_PACKETS);
+        c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
+        pace(nowNs, p, len);
+        return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
+    }
+
+    /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
+    private void record(long nowNs, Path p, int q, SendWqe w, int seg, int attempt, int len) {
+        int i = p.nextPsn & Path.MASK;
+        p.ensureRecords();
+        p.recState[i] = Path.INFLIGHT;
+        p.recQueue[i] = (byte) q;
+        p.recSlot[i] = (int) (w.serial & c.sq.mask);
+        p.recSerial[i] = w.serial;
+        p.recSeg[i] = seg;
+        p.recBytes[i] = len;
+        p.recAttempt[i] = attempt;
+        p.recSentNs[i] = nowNs;
+        if (p.inflightPackets == 0 && p.rackStreak == 0) {
+            // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
+            p.lastProgressNs = nowNs;
+        }
+        p.addInflight(len);
+        p.nextPsn++;
+        p.txPackets++;
+        p.txBytes += len;
+    }
+
+    /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per QP at the receiver's grant (HINT-3). */
+    private void pace(long nowNs, Path p, int len) {
+        SharedPath route = p.shared;
+        double cwnd = route.cc.cwndBytes();
+        if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
+            // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
+            double gain = cwnd < c.cfg.mtu ? 1.0 : c.cfg.pacingGain;
+            double bytesPerNs = gain * cwnd / route.srttNs;
+            route.nextSendNs = Math.max(route.nextSendNs, nowNs) + (long) (len / bytesPerNs);
+        }
+        if (c.grantBps > 0) {
+            // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
+            // woken late keeps its schedule (catching up by at most two intervals: a host's timers are not exact,
+            // and without this every late wake-up is throughput lost for good); after a pause it starts from now
+            long gap = len * 8_000_000_000L / c.grantBps;
+            boolean onSchedule = grantPacedNs != Long.MIN_VALUE && nowNs - grantNextNs <= 2 * gap
+                    && nowNs - grantPacedNs <= 3 * gap;
+            grantNextNs = (onSchedule ? Math.max(grantNextNs, nowNs - 2 * gap) : Math.max(grantNextNs, nowNs)) + gap;
+            grantPacedNs = nowNs;
+        } else {
+            grantPacedNs = Long.MIN_VALUE;
+        }
+    }
+
+    /** PATH-1: the sendable path with the largest open window, round-robin among equals. */
+    private Path choosePath(long nowNs) {
+        Path[] paths = c.paths;
+        int n = paths.length;
+        Path best = null;
+        double bestOpen = Double.NEGATIVE_INFINITY;
+        for (int k = 0; k < n; k++) {
+            int id = pathCursor + k;
+            Path p = paths[id >= n ? id - n : id];
+            if (!QpCore.sendable(p) || !windowOpen(p) || p.shared.nextSendNs - nowNs > 0) {
+                continue;
+            }
+            double open = p.shared.cc.cwndBytes() - p.shared.inflightBytes;
+            if (open > bestOpen) {
+                best = p;
+                bestOpen = open;
+            }
+        }
+        if (best != null) {
+            pathCursor = best.id + 1 == n ? 0 : best.id + 1;
+        }
+        return best;
+    }
+}
