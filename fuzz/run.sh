@@ -37,6 +37,7 @@ if [ ${#targets[@]} -gt 1 ]; then
   done
 else
   JAZZER_FUZZ=1 ./mvnw -B -pl fuzz -am test -Dtest="${targets[0]}" -Djazzer.max_duration="${seconds}s" \
+    -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_len=4096 -Djazzer.internal.arg.2=-len_control=0 \
     -Dsurefire.failIfNoSpecifiedTests=false >"fuzz/target/fuzz-${targets[0]}.log" 2>&1 || true
 fi
 printf '%-24s %10s %12s %10s %s\n' target seconds "execs/s" corpus result
