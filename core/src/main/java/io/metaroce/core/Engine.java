@@ -259,7 +259,9 @@ public final class Engine {
             if (n > 0) {
                 ready.addLast(qp); // round robin among QPs with work
                 if (cfg.txRateBps > 0) {
-                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs);
+                    // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
+                    long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
+                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
                     txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
                 }
                 return n;

@@ -70,6 +70,13 @@ public final class EngineConfig {
     /** Per-path pacing rate = pacingGain * cwnd / srtt; 0 turns pacing off. */
     public double pacingGain = 2.0;
     /**
+     * Burst credit of the pacers, in bytes (CC-5, PATH-14): a route's pacing clock and the device's line-rate clock
+     * may lag real time by up to this many bytes' worth, so a driver that runs in duty cycles gets a run of
+     * datagrams per route and per cycle that the kernel can batch (GSO), while the average rate stays paced.
+     * 0 (the default) paces packet by packet.
+     */
+    public int pacingBurstBytes = 0;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -121,6 +128,7 @@ public final class EngineConfig {
     public EngineConfig ecnGain(double v) { ecnGain = v; return this; }
     public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
+    public EngineConfig pacingBurstBytes(int v) { pacingBurstBytes = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
@@ -148,7 +156,7 @@ public final class EngineConfig {
         c.readmitAfterProbes = readmitAfterProbes;
         c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
-        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.inboundCapacityBps = inboundCapacityBps;
+        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
@@ -182,6 +190,7 @@ public final class EngineConfig {
         require(ecnGain > 0 && ecnGain <= 1, "ecnGain must be in (0, 1]");
         require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");
         require(pacingGain >= 0, "pacingGain must be >= 0");
+        require(pacingBurstBytes >= 0, "pacingBurstBytes must be >= 0");
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");

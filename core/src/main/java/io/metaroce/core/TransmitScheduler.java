@@ -190,7 +190,9 @@ final class TransmitScheduler {
             // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
             double gain = cwnd < c.cfg.mtu ? 1.0 : c.cfg.pacingGain;
             double bytesPerNs = gain * cwnd / route.srttNs;
-            route.nextSendNs = Math.max(route.nextSendNs, nowNs) + (long) (len / bytesPerNs);
+            // the clock may lag now by the burst credit: an idle route saves up at most one burst (CC-5)
+            long credit = (long) (c.cfg.pacingBurstBytes / bytesPerNs);
+            route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
         }
         if (c.grantBps > 0) {
             // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
