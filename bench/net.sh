@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
 # Real-datapath benchmark on the namespace test bed (needs root, ip, tc, nft, iperf3, sockperf).
 # Every comparison is measured in the same run, on the same links:
-#   1. single-QP write-bw vs iperf3 TCP single stream, offloads on (1 plane, MTU 9000)
+#   1. single-QP write-bw vs iperf3 TCP single stream, offloads on (1 plane, MTU 9000), --rounds interleaved
+#      rounds (TCP, ours, TCP, ours, ...; median reported), data verified; datagrams per sendmmsg call and GSO
+#      segments per message of our runs; the udpcap ceiling (C, sendmmsg with and without GSO/GRO) on the path
 #   2. the same at 1% and 10% random loss, offloads off (both transports see the same drop rule)
 #   3. 4 planes each limited to R by htb: aggregate vs 4R, and with one plane down vs 3R
-#   4. write-lat 8-byte p50/p99 vs sockperf ping-pong (UDP)
+#   4. write-lat 8-byte percentiles (25..99.99) vs sockperf ping-pong (UDP), side by side
 #   5. many QPs on one device: memory per QP and aggregate goodput vs 1 QP
-# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--only 1,3]   (results and records in bench/results/net/)
+# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [-- EXTRA PERF FLAGS]
+#   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every metaroce run)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-quick=0; rate=2gbit; qps=4000; secs=5; only=""
+quick=0; rate=2gbit; qps=4000; secs=5; only=""; rounds=3; extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; secs=2; qps=500 ;;
     --rate) rate="$2"; shift ;;
     --qps) qps="$2"; shift ;;
     --only) only="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
+    --) shift; extra=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 [ "$(id -u)" = 0 ] || { echo "bench/net.sh needs root (network namespaces)" >&2; exit 2; }
-for t in ip tc nft iperf3 sockperf; do
-  command -v "$t" >/dev/null || { echo "missing $t: apt-get install -y iproute2 nftables iperf3 sockperf" >&2; exit 2; }
+for t in ip tc nft iperf3 sockperf cc; do
+  command -v "$t" >/dev/null || { echo "missing $t: apt-get install -y iproute2 nftables iperf3 sockperf gcc" >&2; exit 2; }
 done
 out="$root/bench/results/net"; mkdir -p "$out"
 tb=nb$$
@@ -36,7 +41,9 @@ say() { printf '\n== %s\n' "$*"; }
 addr() { echo "10.$((200 + $2)).0.$(( $1 + 1 ))"; }          # host, plane -> address (test bed scheme)
 planes() { local h=$1 n=$2 l=""; for ((p = 0; p < n; p++)); do l="$l${l:+,}$(addr "$h" $p)"; done; echo "$l"; }
 ex() { local h=$1; shift; ip netns exec "$tb-h$h" "$@"; }
-metric() { awk -v k="$2:" '$1 == k {print $2}' "$1"; }
+metric() { awk -v k="$2:" '$1 == k {print $2}' "$1" 2>/dev/null; }
+median() { python3 -c 'import sys, statistics; v=[float(x) for x in sys.argv[1:] if x]; print("%.3f" % statistics.median(v) if v else "")' "$@"; }
+span() { python3 -c 'import sys; v=sorted(float(x) for x in sys.argv[1:] if x); print("%.2f-%.2f" % (v[0], v[-1]) if v else "")' "$@"; }
 
 mr --version >/dev/null   # build once, before any timing
 results=()
@@ -52,25 +59,55 @@ iperf() {
 # our write-bw, one QP, from host 0 to host 1 over n planes, in Gb/s (record in $out/$1.yaml)
 ours() {
   local name=$1 n=$2; shift 2
-  ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --mtu 8192 \
-      -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" > "$out/$name.server.log" 2>&1 &
+  ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --payload-mtu 8192 \
+      -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
   local spid=$!; sleep 2
   ex 0 "$root/metaroce" perf write-bw "$(addr 1 0)" -p 4793 --planes "$(planes 0 "$n")" --paths $((n * 4)) \
-      --mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
-      --record "$out/$name.yaml" "$@" > "$out/$name.client.log" 2>&1 || true
+      --payload-mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
+      --record "$out/$name.yaml" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.client.log" 2>&1 || true
   wait "$spid" 2>/dev/null || true
   metric "$out/$name.yaml" goodput_gbps
 }
 
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1] or 0),float(sys.argv[2] or 0); print('%.2f' % (a/b if b else 0))" "$1" "$2"; }
 
+# udpcap (a C sender/receiver: the kernel's UDP ceiling) on plane 0 from host 0 to host 1, in Gb/s; $1 = 1 for
+# UDP GSO on send and GRO on receive, 0 for 32 plain datagrams per sendmmsg
+udpcap() {
+  ex 1 "$out/udpcap" r "$(addr 1 0)" 8192 "$1" "$secs" > "$out/udpcap-$1.log" 2>&1 &
+  local rp=$!; sleep 0.5
+  ex 0 "$out/udpcap" s "$(addr 1 0)" 8192 "$1" "$secs" >/dev/null 2>&1 || true
+  wait "$rp" 2>/dev/null || true
+  awk '/^recv/ {print $2}' "$out/udpcap-$1.log"
+}
+
 if want 1; then
-say "1. single QP vs TCP, 1 plane, MTU 9000, offloads on"
+say "1. single QP vs TCP, 1 plane, MTU 9000, offloads on ($rounds interleaved rounds)"
+cc -O2 -o "$out/udpcap" "$root/tools/udpcap/udpcap.c"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
-tcp0=$(iperf); us0=$(ours bw-lossless 1)
-row "iperf3 TCP single stream (Gb/s)" "$tcp0"
-row "metaroce write-bw 1 QP (Gb/s)" "$us0"
-row "ratio metaroce/TCP (target >= 1.0)" "$(ratio "$us0" "$tcp0")"
+cap0=$(udpcap 0); cap1=$(udpcap 1)
+tcps=(); uss=(); calls=(); segs=(); verified=0; rto=0; fo=0; retx=0; data=0
+for ((k = 1; k <= rounds; k++)); do
+  t=$(iperf); u=$(ours "bw-lossless-$k" 1 --verify)
+  tcps+=("$t"); uss+=("$u")
+  calls+=("$(metric "$out/bw-lossless-$k.yaml" datagrams_per_sendmmsg)")
+  segs+=("$(metric "$out/bw-lossless-$k.yaml" gso_segments_per_message)")
+  grep -q "data verified" "$out/bw-lossless-$k.server.log" && verified=$((verified + 1))
+  rto=$((rto + $(metric "$out/bw-lossless-$k.yaml" timeouts || echo 0)))
+  fo=$((fo + $(metric "$out/bw-lossless-$k.yaml" path_failovers || echo 0)))
+  retx=$((retx + $(metric "$out/bw-lossless-$k.yaml" retransmits || echo 0)))
+  data=$((data + $(metric "$out/bw-lossless-$k.yaml" tx_data_packets || echo 0)))
+  printf '   round %d: TCP %s Gb/s, metaroce %s Gb/s (%s datagrams per sendmmsg, %s per GSO message)\n' \
+      "$k" "$t" "$u" "${calls[-1]}" "${segs[-1]}"
+done
+tcp0=$(median "${tcps[@]}"); us0=$(median "${uss[@]}")
+row "udpcap ceiling, C: 32 datagrams per sendmmsg / GSO+GRO (Gb/s)" "${cap0:-?} / ${cap1:-?}"
+row "iperf3 TCP single stream, median (min-max) (Gb/s)" "$tcp0 ($(span "${tcps[@]}"))"
+row "metaroce write-bw 1 QP, median (min-max) (Gb/s)" "$us0 ($(span "${uss[@]}"))"
+row "ratio metaroce/TCP, medians (target >= 1.0)" "$(ratio "$us0" "$tcp0")"
+row "metaroce datagrams per sendmmsg / per GSO message (median)" "$(median "${calls[@]}") / $(median "${segs[@]}")"
+row "metaroce data verified / RTOs / failovers / retx of data" "$verified of $rounds / $rto / $fo / $retx of $data"
+row "metaroce rates in force" "$(sed -n 's/^ Rates *: //p' "$out/bw-lossless-1.client.log")"
 mr testbed down --name "$tb" >/dev/null
 fi
 
@@ -90,7 +127,7 @@ fi
 
 if want 3; then
 say "3. four planes, each limited to $rate by htb"
-mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buffer 1mb >/dev/null
+mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buffer 1MiB >/dev/null
 r=$(python3 -c "s='$rate'.lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(s.rstrip('bit')[:-1])*m[s.rstrip('bit')[-1]]/1e9 if s.rstrip('bit')[-1] in m else float(s)/1e9)")
 agg=$(ours planes-4 4)
 row "aggregate over 4 planes (Gb/s; R = $r)" "$agg ($(ratio "$agg" "$r") R, target >= 3.6 R)"
@@ -109,14 +146,23 @@ ex 0 sockperf ping-pong -i "$(addr 1 0)" -p 11111 -m 14 -t "$secs" > "$out/sockp
 kill "$sp" 2>/dev/null || true
 sp50=$(awk '/percentile 50.000/ {print $NF}' "$out/sockperf.log" | tail -1)
 sp99=$(awk '/percentile 99.000/ {print $NF}' "$out/sockperf.log" | tail -1)
-ex 1 "$root/metaroce" perf write-lat -p 4793 --planes "$(addr 1 0)" -n 20000 > "$out/lat.server.log" 2>&1 &
+ex 1 "$root/metaroce" perf write-lat -p 4793 --planes "$(addr 1 0)" -n 20000 ${extra[@]+"${extra[@]}"} \
+    > "$out/lat.server.log" 2>&1 &
 lp=$!; sleep 2
 ex 0 "$root/metaroce" perf write-lat "$(addr 1 0)" -p 4793 --planes "$(addr 0 0)" -n 20000 --world testbed \
-    --record "$out/lat.yaml" > "$out/lat.client.log" 2>&1 || true
+    --record "$out/lat.yaml" ${extra[@]+"${extra[@]}"} > "$out/lat.client.log" 2>&1 || true
 wait "$lp" 2>/dev/null || true
+printf '   %-10s %12s %12s %8s\n' "percentile" "sockperf us" "metaroce us" "ratio" | tee "$out/lat-histogram.txt"
+for p in 25 50 75 90 99 99.9 99.99; do
+  sp=$(awk -v p="$p" 'index($0, "percentile " sprintf("%.3f", p) " ") {print $NF}' "$out/sockperf.log" | tail -1)
+  key="lat_p$(echo "$p" | tr -d .)_us"
+  us=$(metric "$out/lat.yaml" "$key")
+  printf '   %-10s %12s %12s %8s\n' "p$p" "${sp:-?}" "${us:-?}" "$(ratio "${us:-0}" "${sp:-0}")" | tee -a "$out/lat-histogram.txt"
+done
 row "sockperf ping-pong one-way p50 / p99 (us)" "${sp50:-?} / ${sp99:-?}"
 row "metaroce write-lat one-way p50 / p99 (us)" "$(metric "$out/lat.yaml" lat_p50_us) / $(metric "$out/lat.yaml" lat_p99_us)"
 row "p50 ratio metaroce/sockperf (target <= 1.3)" "$(ratio "$(metric "$out/lat.yaml" lat_p50_us)" "${sp50:-0}")"
+row "p99 ratio metaroce/sockperf (target <= 3)" "$(ratio "$(metric "$out/lat.yaml" lat_p99_us)" "${sp99:-0}")"
 mr testbed down --name "$tb" >/dev/null
 fi
 

@@ -4,7 +4,13 @@
 # 64 B control packets, 178,450 B buffers, ECN 37-145 KB, a seeded permutation of 2 MB flows, MetaRoCE spraying.
 # Each size runs in its own JVM (so peak RSS is that size's); k=8 after two unmeasured k=8 warm-up runs.
 #
-# Usage: bench/sim.sh [--k 8,16,32] [--seed S] [--paths P] [--warmups N] [--flow-bytes B] [--payload on|off] [--no-build]
+# Then htsim's all-to-all at 128 hosts (k=8): every ordered pair of hosts on its own connection (16,256), 512 KiB
+# each, with the memory per connection (peak RSS minus the RSS before the connections were made, over the flows).
+#
+# Usage: bench/sim.sh [--k 8,16,32] [--seed S] [--paths P] [--warmups N] [--flow-bytes B] [--payload on|off]
+#                     [--no-alltoall] [--no-build]
+#        bench/sim.sh --cold N     # cold start: N rounds of './metaroce --version' and a cold 128-host
+#                                  # './metaroce sim bench --k 8 --warmups 0', without and with the AOT cache
 # (--payload off, the default, elides payload bytes in the engines as htsim carries none; on moves every byte)
 # Environment: JAVA_OPTS (default: gc_opts below and -Xmx per size: heap_for), JAVA_HOME.
 # Prints, per size: data packets per wall-second, events per second, events per data packet, wall time, peak
@@ -21,16 +27,55 @@ java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 ks="8"
 build=1
+alltoall=1
+cold=0
 pass=()
 while (($#)); do
   case "$1" in
     --k) ks="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --no-alltoall) alltoall=0; shift ;;
+    --cold) cold="$2"; shift 2 ;;
     --seed|--paths|--warmups|--flow-bytes|--limit-ms|--payload) pass+=("$1" "$2"); shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+
+if ((cold > 0)); then
+  # Process times of whole commands through the launcher (JVM start, class loading, JIT included), rounds
+  # interleaved so that both variants see the same load. The launcher builds and makes its cache first.
+  ./metaroce --version >/dev/null
+  TIMEFORMAT="%R %U %S"
+  declare -A samples=()
+  for ((i = 1; i <= cold; i++)); do
+    for aot in 0 1; do
+      for cmd in version bench; do
+        if [[ $cmd == version ]]; then args=(--version); else args=(sim bench --k 8 --warmups 0); fi
+        t=$( { time METAROCE_AOT=$aot ./metaroce "${args[@]}" >/dev/null 2>&1; } 2>&1 )
+        read -r wall user sys <<< "$t"
+        cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+        samples["$cmd $aot"]+="$wall $cpu "
+        echo "round $i  $cmd  aot=$aot  wall=${wall}s  cpu=${cpu}s"
+      done
+    done
+  done
+  echo
+  echo "== cold start, $cold rounds (process wall and CPU = user + sys seconds: min / median / max)"
+  printf '%-34s %-24s %-24s\n' command wall_s cpu_s
+  for cmd in version bench; do
+    for aot in 0 1; do
+      read -ra v <<< "${samples["$cmd $aot"]}"
+      walls=$(for ((j = 0; j < ${#v[@]}; j += 2)); do echo "${v[j]}"; done | sort -g)
+      cpus=$(for ((j = 1; j < ${#v[@]}; j += 2)); do echo "${v[j]}"; done | sort -g)
+      stats() { awk '{a[NR]=$1} END {printf "%.3f / %.3f / %.3f", a[1], (NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}'; }
+      label="./metaroce $([[ $cmd == version ]] && echo --version || echo 'sim bench --k 8')"
+      printf '%-34s %-24s %-24s\n' "$label $([[ $aot == 1 ]] && echo '(AOT)' || echo '(no AOT)')" \
+        "$(stats <<< "$walls")" "$(stats <<< "$cpus")"
+    done
+  done
+  exit 0
+fi
 
 if ((build)); then
   echo "== building core and sim (offline)"
@@ -48,6 +93,10 @@ gc_opts="-XX:+UseSerialGC -XX:PretenureSizeThreshold=4000 -XX:+UseTransparentHug
 # pages cut the TLB misses of a working set of hundreds of MB (measured at k=16: ~23k -> ~30k packets per
 # CPU-second).
 heap_for() {
+  if [[ "$1" == alltoall ]]; then
+    echo "-Xmx8g"   # 16,256 connections: the engines' per-QP state dominates (issue 12)
+    return
+  fi
   if [[ " ${pass[*]:-} " == *" --payload on "* ]]; then
     case "$1" in 8) echo "-Xmx512m" ;; 16) echo "-Xmx2g" ;; *) echo "-Xmx10g" ;; esac
   else # payload elided: packet buffers are ~100 B
@@ -57,30 +106,43 @@ heap_for() {
 
 summary=()
 IFS=',' read -ra sizes <<< "$ks"
-for k in "${sizes[@]}"; do
+runs=("${sizes[@]}")
+((alltoall)) && runs+=(alltoall)
+for k in "${runs[@]}"; do
   opts="${JAVA_OPTS:-$gc_opts $(heap_for "$k")}"
   # two k=8 warm-up runs before k=8 (0.5 s runs need a compiled JIT); none before larger sizes, whose peak RSS it
   # would inflate and whose runs are long enough to warm up by themselves (--warmups N overrides)
   warm=(--warmups 2)
   [[ "$k" != 8 ]] && warm=(--warmups 0)
-  echo "== k=$k  java $opts"
+  what=(--k "$k")
+  if [[ "$k" == alltoall ]]; then
+    what=(--k 8 --workload alltoall)   # htsim's all-to-all: 128 hosts, 512 KiB per ordered pair
+    pass_run=()
+    for ((j = 0; j < ${#pass[@]}; j += 2)); do
+      [[ "${pass[j]}" == --flow-bytes ]] || pass_run+=("${pass[j]}" "${pass[j+1]}")
+    done
+  else
+    pass_run=("${pass[@]}")
+  fi
+  echo "== ${what[*]}  java $opts"
   log="$(mktemp)"
   # shellcheck disable=SC2086
-  "$java_bin" $opts -cp "$cp" io.metaroce.sim.SimBench --k "$k" "${warm[@]}" "${pass[@]}" > "$log" 2>&1 || true
+  "$java_bin" $opts -cp "$cp" io.metaroce.sim.SimBench "${what[@]}" "${warm[@]}" "${pass_run[@]}" > "$log" 2>&1 || true
   cat "$log"
   summary+=("$(grep '^RESULT' "$log" || echo "RESULT k=$k failed")")
   rm -f "$log"
 done
 
 echo
-echo "== summary (htsim, one core: 128 hosts ~170k pkts/s 0.4 s; 1,024 ~38k 13 s 141 MB; 8,192 ~26k 156 s 2.4 GB)"
-printf '%-6s %-6s %12s %12s %9s %9s %9s %12s %9s %s\n' k hosts pkts/s events/s ev/pkt wall_s cpu_s pkts/cpu-s \
-  rss_MB completed
+echo "== summary (htsim, one core: 128 hosts ~170k pkts/s 0.4 s; 1,024 ~38k 13 s 141 MB; 8,192 ~26k 156 s 2.4 GB;"
+echo "   all-to-all at 128 hosts 341 MB, 21 KB per connection)"
+printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %s\n' workload hosts pkts/s events/s ev/pkt wall_s cpu_s \
+  pkts/cpu-s rss_MB KB/conn completed
 for line in "${summary[@]}"; do
   declare -A f=()
   for kv in ${line#RESULT }; do f["${kv%%=*}"]="${kv#*=}"; done
-  printf '%-6s %-6s %12s %12s %9s %9s %9s %12s %9s %s\n' "${f[k]:-?}" "${f[hosts]:-?}" "${f[pkts_per_s]:-?}" \
-    "${f[events_per_s]:-?}" "${f[events_per_pkt]:-?}" "${f[wall_s]:-?}" "${f[cpu_s]:-?}" "${f[pkts_per_cpu_s]:-?}" \
-    "${f[rss_mb]:-?}" "${f[completed]:-?}/${f[flows]:-?}"
+  printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %s\n' "${f[workload]:-perm}:k${f[k]:-?}" "${f[hosts]:-?}" \
+    "${f[pkts_per_s]:-?}" "${f[events_per_s]:-?}" "${f[events_per_pkt]:-?}" "${f[wall_s]:-?}" "${f[cpu_s]:-?}" \
+    "${f[pkts_per_cpu_s]:-?}" "${f[rss_mb]:-?}" "${f[kb_per_conn]:-?}" "${f[completed]:-?}/${f[flows]:-?}"
   unset f
 done

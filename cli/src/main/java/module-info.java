@@ -1,13 +1,20 @@
 /** The metaroce command line. */
-@SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2 has no module descriptor
+@SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2 and the Prometheus client 1.10 have no module descriptor
 module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.net;
     requires io.metaroce.sim;
     requires io.metaroce.conformance;
     requires info.picocli;
+    requires com.fasterxml.jackson.jr.ob;
     requires HdrHistogram;
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.metrics.exporter.httpserver;
+    requires jdk.httpserver;
+    requires java.net.http;
     opens io.metaroce.cli to info.picocli;
     opens io.metaroce.cli.perf to info.picocli;
     opens io.metaroce.cli.sim to info.picocli;
+    opens io.metaroce.cli.options to info.picocli;
 }

@@ -1,5 +1,6 @@
 package io.metaroce.bench;
 
+import io.metaroce.core.wire.Ecn;
 import io.metaroce.core.Access;
 import io.metaroce.core.CompletionQueue;
 import io.metaroce.core.Counter;
@@ -79,8 +80,6 @@ public class EngineBench {
     static final long STEP_NS = 100;
     /** Bytes of each of the source and sink regions; messages cycle through them. */
     static final long REGION_BYTES = 1 << 20;
-    /** IP ECN field handed to handleDatagram: ECT(0), never CE. */
-    static final int ECN_ECT0 = 2;
 
     /** Payload bytes per data packet: the engine's MTU. */
     @Param({"64", "4096"})
@@ -190,11 +189,11 @@ public class EngineBench {
                     delivered++;
                     nowNs += STEP_NS;
                 }
-                b.handleDatagram(nowNs, abBuf, n, ECN_ECT0);
+                b.handleDatagram(nowNs, abBuf, n, Ecn.ECT0);
             }
             int acks;
             while ((acks = b.pollTransmit(nowNs, baBuf, tx)) > 0) {
-                a.handleDatagram(nowNs, baBuf, acks, ECN_ECT0);
+                a.handleDatagram(nowNs, baBuf, acks, Ecn.ECT0);
                 sent++;
             }
             drainCompletions();

@@ -1,5 +1,6 @@
 package io.metaroce.cli;
 
+import io.metaroce.cli.options.Converters;
 import io.metaroce.conformance.CaseResult;
 import io.metaroce.conformance.Reports;
 import io.metaroce.conformance.Runner;
@@ -68,10 +69,10 @@ public final class ConformanceCommand implements Runnable {
     public static final class Run implements Callable<Integer> {
         @CommandLine.Mixin
         Selection sel = new Selection();
-        @Option(names = "--target", paramLabel = "HOST:PORT",
+        @Option(names = "--target", paramLabel = "HOST:PORT", converter = Converters.Address.class,
                 description = "Control address of a conformance agent (./metaroce agent --listen HOST:PORT). "
                         + "Default: our engine in process.")
-        String target;
+        InetSocketAddress target;
         @Option(names = "--local", paramLabel = "HOST", defaultValue = "127.0.0.1",
                 description = "With --target: local address of the tester's sockets (default ${DEFAULT-VALUE}).")
         String local;
@@ -103,8 +104,12 @@ public final class ConformanceCommand implements Runnable {
             PrintWriter o = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             List<Script> cases;
+            String accounting;
             try {
-                cases = sel.suite().select(sel.section, sel.name, sel.strict);
+                Suite suite = sel.suite();
+                cases = suite.select(sel.section, sel.name, sel.strict);
+                accounting = accounting(suite.cases().size(), suite.select(sel.section, sel.name, true).size(),
+                        cases.size());
             } catch (IOException | ScriptException e) {
                 err.println("conformance: " + e.getMessage());
                 return 2;
@@ -119,6 +124,7 @@ public final class ConformanceCommand implements Runnable {
                 Runner runner = new Runner(target == null ? 0 : toleranceUs * 1000);
                 SuiteRun run = SuiteRun.run(cases, t, runner, sel.strict, r -> line(o, r));
                 o.println(run.summary());
+                o.println(accounting);
                 if (out != null) {
                     for (Path p : Reports.writeAll(run, out)) {
                         o.println("wrote " + p);
@@ -131,17 +137,27 @@ public final class ConformanceCommand implements Runnable {
             }
         }
 
+        /**
+         * Where every case of the suite went: {@code total} cases, {@code matching} of them in the section/name
+         * selection, {@code run} of those run (the others are SHOULD cases, run only with --strict).
+         */
+        static String accounting(int total, int matching, int run) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "the suite has %d cases: %d run", total, run));
+            if (matching > run) {
+                sb.append(String.format(Locale.ROOT, ", %d SHOULD case%s not run (--strict runs them)", matching - run,
+                        matching - run == 1 ? "" : "s"));
+            }
+            if (total > matching) {
+                sb.append(String.format(Locale.ROOT, ", %d outside the selection", total - matching));
+            }
+            return sb.toString();
+        }
+
         private Target open() throws Target.TargetException {
             if (target == null) {
                 return new InProcessTarget(mutation, 42);
             }
-            InetSocketAddress addr;
-            try {
-                addr = HostPort.parse("--target", target);
-            } catch (IllegalArgumentException e) {
-                throw new Target.TargetException(e.getMessage());
-            }
-            return new RemoteTarget(addr, local, timeScale);
+            return new RemoteTarget(target, local, timeScale);
         }
 
         private void line(PrintWriter o, CaseResult r) {

@@ -15,7 +15,8 @@ import java.util.Properties;
                 + "Ethernet (independent; its own wire format v1; not affiliated with Meta).",
         subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
                 io.metaroce.cli.sim.SimCommand.class,
-                ConformanceCommand.class, AgentCommand.class,
+                ConformanceCommand.class, AgentCommand.class, StressCommand.class,
+                io.metaroce.cli.perf.MonitorCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

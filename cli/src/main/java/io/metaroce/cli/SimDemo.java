@@ -14,8 +14,11 @@ import java.util.Map;
 /**
  * The demo's simulated comparison: MetaRoCE and RoCEv2 on the same leaf-spine fabric (4 hosts per leaf, 4 spines,
  * 4 planes of 100 Gb/s, 1 us links), a seeded permutation workload, at each loss rate applied to every link. MetaRoCE
- * runs with {@code engine.minRtoNs} 50 us (the fabric's RTT is ~10 us) and verifies every delivered byte; RoCEv2 runs
- * as deployed, with PFC on and DCQCN.
+ * runs with {@code engine.minRtoNs} 50 us (the fabric's RTT is ~10 us), one QP per host pair spraying over every
+ * plane, and verifies every delivered byte; RoCEv2 runs as deployed: PFC on, DCQCN with the ECN thresholds
+ * {@link io.metaroce.sim.RoceConfig} pairs it with (Kmin 400 KB, Kmax 1600 KB, Pmax 0.2, as experiments E1 and E4
+ * set them), and one QP per plane per host pair (a host pair's QPs spread over its NICs), since one RoCEv2 QP
+ * can only use one path of one plane.
  */
 final class SimDemo {
     /** The two transports, in table order. */
@@ -24,6 +27,12 @@ final class SimDemo {
     static final long LIMIT_PS = Units.psFromUs(200_000);
     /** MetaRoCE paths per QP (4 per plane). */
     static final int PATHS = 16;
+    /** Planes of the fabric (RoCEv2 runs one QP per plane per host pair). */
+    static final int PLANES = 4;
+    /** The ECN marking RoCEv2's DCQCN settings go with (HPCC ns-3; experiments E1 and E4). */
+    static final long ROCE_ECN_KMIN_BYTES = 400_000;
+    static final long ROCE_ECN_KMAX_BYTES = 1_600_000;
+    static final double ROCE_ECN_PMAX = 0.2;
 
     /** One transport at one loss rate. */
     record Row(String transport, double loss, double goodputGbps, double ratio, double p99FctUs, long drops,
@@ -62,13 +71,17 @@ final class SimDemo {
         s.name = "demo-" + transport;
         s.seed = seed;
         s.transport = transport;
-        s.fabric.hosts(hosts).hostsPerLeaf(4).spines(4).planes(4)
+        s.fabric.hosts(hosts).hostsPerLeaf(4).spines(4).planes(PLANES)
                 .hostRateBps(100_000_000_000L).fabricRateBps(100_000_000_000L)
                 .hostLinkDelayPs(Units.psFromUs(1)).fabricLinkDelayPs(Units.psFromUs(1))
                 .linkLoss(loss).pfc(transport.equals("rocev2"));
         s.engine.paths(PATHS).minRtoNs(50_000);
         s.workload.kind = "permutation";
         s.workload.bytes = bytes;
+        if (transport.equals("rocev2")) {
+            s.fabric.ecn(ROCE_ECN_KMIN_BYTES, ROCE_ECN_KMAX_BYTES, ROCE_ECN_PMAX);
+            s.workload.qpsPerPair = PLANES; // bytes are split over them
+        }
         s.verify = transport.equals("metaroce");
         s.sampleIntervalPs = Units.psFromUs(100);
         s.limitPs = LIMIT_PS;

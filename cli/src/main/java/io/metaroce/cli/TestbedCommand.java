@@ -4,9 +4,10 @@ import io.metaroce.net.testbed.PlaneCounters;
 import io.metaroce.net.testbed.Testbed;
 import io.metaroce.net.testbed.TestbedException;
 import io.metaroce.net.testbed.TestbedSpec;
-import io.metaroce.net.testbed.Units;
 import picocli.CommandLine;
+import io.metaroce.cli.options.Converters;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -63,34 +64,42 @@ public final class TestbedCommand implements Runnable {
         }
     }
 
+    /** The {@code --name} every subcommand takes. */
+    static final class BedName {
+        @Option(names = "--name", defaultValue = "tb", paramLabel = "NAME",
+                description = "test bed name, 1-12 characters (default ${DEFAULT-VALUE})")
+        String name;
+    }
+
     /** {@code testbed up}. */
     @Command(name = "up", mixinStandardHelpOptions = true,
             description = "Builds a test bed (removing leftovers of an earlier one with the same name first).")
     public static final class Up implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name, 1-12 chars (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
         @Option(names = "--hosts", defaultValue = "2", description = "hosts (default ${DEFAULT-VALUE})")
         int hosts;
         @Option(names = "--planes", defaultValue = "4", description = "planes (default ${DEFAULT-VALUE})")
         int planes;
-        @Option(names = "--mtu", defaultValue = "9000", description = "MTU of every link (default ${DEFAULT-VALUE})")
+        @Option(names = "--mtu", defaultValue = "9000", paramLabel = "SIZE", converter = Converters.IntSize.class,
+                description = "link MTU of every veth: the IP packet's largest size, bytes (default ${DEFAULT-VALUE})")
         int mtu;
-        @Option(names = "--rate", defaultValue = "0",
-                description = "bottleneck rate of each switch port towards its host, e.g. 10gbit, 500mbit, "
-                        + "1000000 (bit/s); 0 = unlimited (default ${DEFAULT-VALUE})")
-        String rate;
-        @Option(names = "--buffer", defaultValue = "0",
-                description = "bfifo byte limit behind the rate limiter, e.g. 1mb, 64kb; 0 = the htb class's "
-                        + "default packet fifo (default ${DEFAULT-VALUE})")
-        String buffer;
-        @Option(names = "--loss", defaultValue = "0",
+        @Option(names = "--rate", defaultValue = "0", paramLabel = "RATE", converter = Converters.Rate.class,
+                description = "bottleneck rate of each switch port towards its host, e.g. 10Gbps, 500Mbps, "
+                        + "10gbit (bits/s); 0 = unlimited (default ${DEFAULT-VALUE})")
+        long rate;
+        @Option(names = "--buffer", defaultValue = "0", paramLabel = "SIZE", converter = Converters.Size.class,
+                description = "bfifo byte limit behind the rate limiter, e.g. 1MiB, 64KiB, 100KB; 0 = the htb "
+                        + "class's default packet fifo (default ${DEFAULT-VALUE})")
+        long buffer;
+        @Option(names = "--loss", defaultValue = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
                 description = "random loss of every IPv4 frame at each switch, e.g. 0.01 or 1%% "
                         + "(default ${DEFAULT-VALUE})")
-        String loss;
-        @Option(names = "--ecn-rate", defaultValue = "0",
+        double loss;
+        @Option(names = "--ecn-rate", defaultValue = "0", paramLabel = "RATE", converter = Converters.Rate.class,
                 description = "phantom-queue rate: ECT packets towards a host are marked CE while the traffic "
-                        + "to it exceeds this rate, e.g. 9gbit; 0 = off (default ${DEFAULT-VALUE})")
-        String ecnRate;
+                        + "to it exceeds this rate, e.g. 9Gbps; 0 = off (default ${DEFAULT-VALUE})")
+        long ecnRate;
         @Option(names = "--offloads", defaultValue = "off",
                 description = "TSO/GSO/GRO on the veths: off (every packet is one wire frame; best for loss and "
                         + "ECN experiments) or on (default ${DEFAULT-VALUE})")
@@ -108,8 +117,7 @@ public final class TestbedCommand implements Runnable {
                     case "on" -> false;
                     default -> throw new IllegalArgumentException("--offloads must be on or off: " + offloads);
                 };
-                s = new TestbedSpec(name, hosts, planes, mtu, Units.parseRate(rate), Units.parseSize(buffer),
-                        Units.parseFraction(loss), Units.parseRate(ecnRate), off);
+                s = new TestbedSpec(bed.name, hosts, planes, mtu, rate, buffer, loss, ecnRate, off);
             } catch (IllegalArgumentException e) {
                 System.err.println("metaroce testbed up: " + e.getMessage());
                 return 2;
@@ -118,8 +126,8 @@ public final class TestbedCommand implements Runnable {
                 Testbed tb = Testbed.up(s);
                 System.out.print(tb.describe());
                 System.out.printf("run a command on a host:  metaroce testbed exec --name %s --host 0 -- CMD...  "
-                        + "(or: ip netns exec %s CMD...)%n", name, tb.hostNamespace(0));
-                System.out.printf("remove it:                metaroce testbed down --name %s%n", name);
+                        + "(or: ip netns exec %s CMD...)%n", bed.name, tb.hostNamespace(0));
+                System.out.printf("remove it:                metaroce testbed down --name %s%n", bed.name);
                 return 0;
             });
         }
@@ -129,8 +137,8 @@ public final class TestbedCommand implements Runnable {
     @Command(name = "down", mixinStandardHelpOptions = true,
             description = "Removes every namespace of a test bed (killing what runs inside). Idempotent.")
     public static final class Down implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
 
         public Down() {
         }
@@ -138,9 +146,9 @@ public final class TestbedCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             return guarded(() -> {
-                int n = Testbed.down(name);
-                System.out.println(n == 0 ? "no namespaces of test bed '" + name + "' were present"
-                        : "removed " + n + " namespaces of test bed '" + name + "'");
+                int n = Testbed.down(bed.name);
+                System.out.println(n == 0 ? "no namespaces of test bed '" + bed.name + "' were present"
+                        : "removed " + n + " namespaces of test bed '" + bed.name + "'");
                 return 0;
             });
         }
@@ -151,8 +159,8 @@ public final class TestbedCommand implements Runnable {
             description = "Runs a command inside a host's namespace (stdin/stdout/stderr passed through) and "
                     + "exits with its exit code: testbed exec --name tb --host 0 -- ping 10.201.0.2")
     public static final class Exec implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
         @Option(names = "--host", required = true, description = "host number, from 0")
         int host;
         @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command and its arguments (after --)")
@@ -164,7 +172,7 @@ public final class TestbedCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             return guarded(() -> {
-                Testbed tb = Testbed.attach(name);
+                Testbed tb = Testbed.attach(bed.name);
                 if (host < 0 || host >= tb.hosts()) {
                     System.err.println("metaroce testbed exec: host " + host + " outside 0.." + (tb.hosts() - 1));
                     return 2;
@@ -185,8 +193,8 @@ public final class TestbedCommand implements Runnable {
             description = "Fails (down) or repairs (up) a plane: its switch ports go down/up, the hosts' "
                     + "interfaces on that plane lose/regain carrier.")
     public static final class Plane implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
         @Option(names = "--plane", required = true, description = "plane number, from 0")
         int plane;
         @Parameters(index = "0", paramLabel = "up|down", description = "down: fail the plane; up: repair it")
@@ -203,7 +211,7 @@ public final class TestbedCommand implements Runnable {
                 return 2;
             }
             return guarded(() -> {
-                Testbed tb = Testbed.attach(name);
+                Testbed tb = Testbed.attach(bed.name);
                 if (plane < 0 || plane >= tb.planes()) {
                     System.err.println("metaroce testbed plane: plane " + plane + " outside 0.."
                             + (tb.planes() - 1));
@@ -214,7 +222,7 @@ public final class TestbedCommand implements Runnable {
                 } else {
                     tb.planeUp(plane);
                 }
-                System.out.printf("plane %d of test bed '%s' is %s%n", plane, name, want);
+                System.out.printf("plane %d of test bed '%s' is %s%n", plane, bed.name, want);
                 return 0;
             });
         }
@@ -224,27 +232,21 @@ public final class TestbedCommand implements Runnable {
     @Command(name = "loss", mixinStandardHelpOptions = true,
             description = "Changes the random loss rate at once, on every plane or one: testbed loss --name tb 0.05")
     public static final class Loss implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
         @Option(names = "--plane", description = "only this plane (default: all)")
         Integer plane;
-        @Parameters(index = "0", paramLabel = "RATE", description = "loss rate, e.g. 0.05 or 5%%")
-        String rate;
+        @Parameters(index = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
+                description = "loss rate, e.g. 0.05 or 5%%")
+        double loss;
 
         public Loss() {
         }
 
         @Override
         public Integer call() throws Exception {
-            double loss;
-            try {
-                loss = Units.parseFraction(rate);
-            } catch (IllegalArgumentException e) {
-                System.err.println("metaroce testbed loss: " + e.getMessage());
-                return 2;
-            }
             return guarded(() -> {
-                Testbed tb = Testbed.attach(name);
+                Testbed tb = Testbed.attach(bed.name);
                 if (plane == null) {
                     tb.setLoss(loss);
                 } else {
@@ -255,7 +257,7 @@ public final class TestbedCommand implements Runnable {
                     }
                     tb.setLoss(plane, loss);
                 }
-                System.out.printf(Locale.ROOT, "random loss of test bed '%s' %s: %.4f%%%n", name,
+                System.out.printf(Locale.ROOT, "random loss of test bed '%s' %s: %.4f%%%n", bed.name,
                         plane == null ? "(all planes)" : "(plane " + plane + ")", loss * 100);
                 return 0;
             });
@@ -266,8 +268,8 @@ public final class TestbedCommand implements Runnable {
     @Command(name = "show", mixinStandardHelpOptions = true,
             description = "Shows a running test bed: namespaces, addresses and the switches' nft counters.")
     public static final class Show implements Callable<Integer> {
-        @Option(names = "--name", defaultValue = "tb", description = "test bed name (default ${DEFAULT-VALUE})")
-        String name;
+        @Mixin
+        BedName bed = new BedName();
 
         public Show() {
         }
@@ -275,7 +277,7 @@ public final class TestbedCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             return guarded(() -> {
-                Testbed tb = Testbed.attach(name);
+                Testbed tb = Testbed.attach(bed.name);
                 System.out.print(tb.describe());
                 for (int p = 0; p < tb.planes(); p++) {
                     PlaneCounters c = tb.counters(p);

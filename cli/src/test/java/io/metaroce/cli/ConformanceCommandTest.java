@@ -36,6 +36,21 @@ class ConformanceCommandTest {
     }
 
     @Test
+    void theSummaryAccountsForEveryCase() {
+        StringWriter out = new StringWriter();
+        assertEquals(0, run(out, "conformance", "run", "--section", "wire"), out.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("the suite has (\\d+) cases: (\\d+) run"
+                + "(?:, (\\d+) SHOULD cases? not run \\(--strict runs them\\))?, (\\d+) outside the selection")
+                .matcher(out.toString());
+        assertTrue(m.find(), out.toString());
+        int should = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
+        assertEquals(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)) + should + Integer.parseInt(m.group(4)));
+        assertEquals("the suite has 280 cases: 272 run, 8 SHOULD cases not run (--strict runs them)",
+                ConformanceCommand.Run.accounting(280, 280, 272));
+        assertEquals("the suite has 10 cases: 10 run", ConformanceCommand.Run.accounting(10, 10, 10));
+    }
+
+    @Test
     void brokenEngineExitsOne() {
         StringWriter out = new StringWriter();
         assertEquals(1, run(out, "conformance", "run", "--section", "nak", "--mutation", "NO_RKEY_BOUNDS_CHECK"));

@@ -1,5 +1,6 @@
 package io.metaroce.cli;
 
+import org.junit.jupiter.api.Tag;
 import io.metaroce.sim.Experiment;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is left out of the parameterized cases and has its own {@link Disabled} test quoting the failing check, so it
  * shows as skipped with the reason until the protocol is fixed.
  */
+@Tag("slow")
 class ExperimentsScaledTest {
     /** Files with their own disabled case (see below), left out of {@link #experiments()}. */
     private static final Set<String> KNOWN_FAILING = Set.of("e1-loss.yaml", "e2-planes.yaml", "e4-incast.yaml");
@@ -82,8 +84,9 @@ class ExperimentsScaledTest {
     }
 
     @Test
-    @Disabled("e2-planes scaled fails (measured 2026-11-30): goodput_vs_linear >= 0.9 at planes=8 got 0.857 "
-            + "(qpsPerPair=1, 32 MiB) and 0.309 (qpsPerPair=16)")
+    @Disabled("e2-planes scaled fails (measured 2026-12-01, engine v2 step 3): goodput_vs_linear >= 0.9 at planes=8 "
+            + "got 0.866 (qpsPerPair=1) and 0.853 (qpsPerPair=16) on the 16-host fabric; the full-size run passes "
+            + "(0.970 and 1.198)")
     void e2PlanesScaledRunPasses(@TempDir Path out) throws IOException {
         check("e2-planes.yaml", out);
     }

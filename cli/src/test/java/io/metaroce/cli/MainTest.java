@@ -30,8 +30,8 @@ class MainTest {
 
     @Test
     void smallDemoRunsAndVerifiesData() {
-        String out = capture(() -> assertEquals(0, Main.run("demo", "--size-mib", "4", "--loss", "0,0.01",
-                "--loopback-mib", "8")));
+        String out = capture(() -> assertEquals(0, Main.run("demo", "--size", "4MiB", "--loss", "0,1%",
+                "--loopback-size", "8MiB")));
         assertTrue(out.contains("1.0%"), out);
         assertTrue(out.contains(" ok"), out);
         assertTrue(!out.contains("WRONG"), out);

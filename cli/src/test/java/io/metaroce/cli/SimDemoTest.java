@@ -36,8 +36,8 @@ class SimDemoTest {
 
     @Test
     void demoRefusesABadHostCount() {
-        assertEquals(2, Main.run("demo", "--sim-hosts", "1", "--loopback-mib", "0"));
-        assertEquals(2, Main.run("demo", "--sim-hosts", "-4", "--loopback-mib", "0"));
+        assertEquals(2, Main.run("demo", "--sim-hosts", "1", "--loopback-size", "0"));
+        assertEquals(2, Main.run("demo", "--sim-hosts", "-4", "--loopback-size", "0"));
     }
 
     @Test
@@ -46,7 +46,7 @@ class SimDemoTest {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
-            assertEquals(0, Main.run("demo", "--sim-hosts", "0", "--loopback-mib", "0", "--size-mib", "1",
+            assertEquals(0, Main.run("demo", "--sim-hosts", "0", "--loopback-size", "0", "--size", "1MiB",
                     "--loss", "0"));
         } finally {
             System.setOut(old);

@@ -1,5 +1,6 @@
 package io.metaroce.conformance;
 
+import io.metaroce.core.wire.Ecn;
 import io.metaroce.conformance.script.Arg;
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.script.ScriptException;
@@ -476,7 +477,7 @@ public final class Runner {
         int repeat = (int) ctx.num(st, "repeat", 1);
         byte[] dgram = Arrays.copyOf(buf, length);
         PacketView v = new PacketView(dgram, ctx.s.testerPsn(), ctx.s.iutPsn());
-        ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), ecn == 3 ? " [CE]" : "",
+        ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), ecn == Ecn.CE ? " [CE]" : "",
                 repeat > 1 ? " x" + repeat : ""));
         if ("stranger".equals(st.value("from", null))) {
             ctx.target.injectFromStranger(dgram, length);

@@ -1,5 +1,6 @@
 package io.metaroce.conformance;
 
+import org.junit.jupiter.api.Tag;
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.target.InProcessTarget;
 import io.metaroce.core.Mutation;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * The suite catches a broken engine: against each deliberately broken variant ({@link Mutation}) some case
  * fails. (That the correct engine passes everything is {@link InProcessSuiteTest}.)
  */
+@Tag("slow")
 class MutationTest {
     @ParameterizedTest
     @EnumSource(value = Mutation.class, mode = EnumSource.Mode.EXCLUDE, names = "NONE")

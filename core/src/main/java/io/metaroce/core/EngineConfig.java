@@ -1,4 +1,5 @@
 package io.metaroce.core;
+import io.metaroce.core.wire.Ecn;
 
 /**
  * Tunables of one engine, with datacenter defaults (spec names each one where it is used). Fluent setters;
@@ -99,8 +100,8 @@ public final class EngineConfig {
     public CongestionControl.Factory congestionControl = EcnAimd::new;
     /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
     public Mutation mutation = Mutation.NONE;
-    /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram. */
-    public static final int ECN_CE = 3;
+    /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram: {@link Ecn#CE}. */
+    public static final int ECN_CE = Ecn.CE;
 
     public EngineConfig mtu(int v) { mtu = v; return this; }
     public EngineConfig paths(int v) { paths = v; return this; }

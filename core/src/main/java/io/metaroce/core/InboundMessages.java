@@ -18,13 +18,18 @@ final class InboundMessages {
         int imm;
     }
 
-    final Msg[] ring;
-    final int mask;
+    private static final int INITIAL = 8;
+    /** MSNs tracked at once (ORD-6): the send queue depth. */
+    final int window;
+    private Msg[] ring;
+    private int mask;
     int retireMsn;
 
     InboundMessages(int window) {
-        ring = new Msg[window]; // entries made on first use: thousands of QPs seldom fill their windows
-        mask = window - 1;
+        this.window = window;
+        // a small ring that doubles up to the window as messages arrive: thousands of QPs seldom fill their windows
+        ring = new Msg[Math.min(window, INITIAL)];
+        mask = ring.length - 1;
     }
 
     void reset(int firstMsn) {
@@ -41,12 +46,32 @@ final class InboundMessages {
         return msn - retireMsn;
     }
 
+    /** The entry of {@code msn}, which must lie in [retireMsn, retireMsn + window); made on first use. */
     Msg slot(int msn) {
+        int rel = msn - retireMsn;
+        if (rel >= ring.length) {
+            grow(rel + 1);
+        }
         Msg m = ring[msn & mask];
         if (m == null) {
             m = ring[msn & mask] = new Msg();
         }
         return m;
+    }
+
+    private void grow(int needed) {
+        int n = ring.length;
+        while (n < needed) {
+            n *= 2;
+        }
+        Msg[] bigger = new Msg[n];
+        for (Msg m : ring) {
+            if (m != null && m.active) {
+                bigger[m.msn & (n - 1)] = m; // an active message lies within the window: its new place is free
+            }
+        }
+        ring = bigger;
+        mask = n - 1;
     }
 
     Msg open(int msn, int op, int length, int mtu, int rsn, int imm) {

@@ -153,7 +153,7 @@ final class LossRecovery {
                 }
             }
             p.recState[i] = Path.ACKED;
-            c.onSegmentAcked(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i]);
+            c.onSegmentAcked(p.recQueue[i], p.recSerial[i], p.recSeg[i]);
         }
         scanNewlyPackets = newlyPackets;
         scanAckedAny = ackedAny;

@@ -3,6 +3,7 @@ package io.metaroce.core;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
+import io.metaroce.core.wire.Ecn;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
@@ -17,9 +18,6 @@ import java.lang.foreign.MemorySegment;
  * the {@link TransmitScheduler}'s choice.
  */
 final class PacketWriter {
-    /** IP ECN codepoint ECT(0): every datagram is ECN-capable so that switches mark instead of dropping. */
-    private static final int ECT0 = 2;
-
     private final QpCore c;
     private final BaseHeader base = new BaseHeader();
     private final DataHeader data = new DataHeader();
@@ -47,7 +45,7 @@ final class PacketWriter {
         tx.pathId = p.id;
         tx.length = total;
         tx.opcode = op;
-        tx.ecn = ECT0;
+        tx.ecn = Ecn.ECT0; // every datagram is ECN-capable so that switches mark instead of dropping (CC-8)
         c.count(Counter.TX_PACKETS);
         c.add(Counter.TX_BYTES, total);
         return total;

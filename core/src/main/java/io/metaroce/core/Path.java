@@ -27,7 +27,6 @@ public final class Path {
     // that only receives, like every path of a WRITE's responder, never needs their ~8.7 KB)
     byte[] recState;
     byte[] recQueue;
-    int[] recSlot;
     long[] recSerial;
     int[] recSeg;
     int[] recBytes;
@@ -106,7 +105,6 @@ public final class Path {
         if (recState == null) {
             recState = new byte[WINDOW];
             recQueue = new byte[WINDOW];
-            recSlot = new int[WINDOW];
             recSerial = new long[WINDOW];
             recSeg = new int[WINDOW];
             recBytes = new int[WINDOW];

@@ -89,7 +89,7 @@ final class QpCore {
 
     /** The live work request a path's in-flight record {@code i} refers to, or null. */
     SendWqe recordWqe(Path p, int i) {
-        return queue(p.recQueue[i]).live(p.recSlot[i], p.recSerial[i]);
+        return queue(p.recQueue[i]).live(p.recSerial[i]);
     }
 
     /**
@@ -142,14 +142,14 @@ final class QpCore {
         }
         if (holdNs > 0) {
             // An RNR/BUSY resend is not a transport retry: it does not count against retryLimit.
-            held.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
+            held.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
         } else {
-            retx.push(p.recQueue[i], p.recSlot[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
+            retx.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
         }
     }
 
-    void onSegmentAcked(int q, int slot, long serial, int seg) {
-        SendWqe w = queue(q).live(slot, serial);
+    void onSegmentAcked(int q, long serial, int seg) {
+        SendWqe w = queue(q).live(serial);
         if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
             return;
         }

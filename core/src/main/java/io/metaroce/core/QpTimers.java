@@ -102,7 +102,7 @@ final class QpTimers {
         }
         RetransmitQueue held = c.held;
         while (!held.isEmpty() && held.headNotBefore() - nowNs <= 0) {
-            c.retx.push(held.headQueue(), held.headSlot(), held.headSerial(), held.headSeg(), held.headAttempt(), 0);
+            c.retx.push(held.headQueue(), held.headSerial(), held.headSeg(), held.headAttempt(), 0);
             held.pop();
         }
         if (c.allFailedSinceNs != Engine.NO_DEADLINE && c.allFailedSinceNs + cfg.connectionTimeoutNs - nowNs <= 0) {

@@ -115,7 +115,7 @@ final class Responder {
             c.count(Counter.DUPLICATE_DATA); // ORD-5: the message already retired
             return ACCEPT_DUP;
         }
-        if (rel >= c.inbound.ring.length) {
+        if (rel >= c.inbound.window) {
             c.count(Counter.DROP_MSN_OUT_OF_WINDOW);
             return REJECT;
         }
@@ -232,7 +232,7 @@ final class Responder {
             c.count(Counter.DUPLICATE_DATA);
             return ACCEPT_DUP;
         }
-        if (rel >= c.inbound.ring.length) {
+        if (rel >= c.inbound.window) {
             c.count(Counter.DROP_MSN_OUT_OF_WINDOW);
             return REJECT;
         }
@@ -271,8 +271,8 @@ final class Responder {
             c.count(Counter.DUPLICATE_DATA); // the READ already completed
             return ACCEPT_DUP;
         }
-        SendWqe w = sq.entry(msn);
-        if (w.serial < sq.head || w.serial >= sq.tail || w.msn != msn || w.op != Opcode.READ_REQ
+        SendWqe w = sq.slotOfMsn(msn);
+        if (w == null || w.serial < sq.head || w.serial >= sq.tail || w.msn != msn || w.op != Opcode.READ_REQ
                 || msgLen != w.length || data.va() != w.sinkVa + offset) {
             c.count(Counter.DROP_MALFORMED);
             return REJECT;

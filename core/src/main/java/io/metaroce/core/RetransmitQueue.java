@@ -1,17 +1,17 @@
 package io.metaroce.core;
 
 /**
- * FIFO of segments to send again (spec REL-4): which queue, slot and serial of the message, which segment,
- * how many times it was sent, and the earliest time it may go (RNR and BUSY hold it back). Grows as needed;
- * in steady state it reuses its arrays.
+ * FIFO of segments to send again (spec REL-4): which queue and serial of the message, which segment, how many times
+ * it was sent, and the earliest time it may go (RNR and BUSY hold it back). Starts small (most QPs never resend)
+ * and doubles as needed; in steady state it reuses its arrays.
  */
 final class RetransmitQueue {
-    private byte[] queue = new byte[64];
-    private int[] slot = new int[64];
-    private long[] serial = new long[64];
-    private int[] seg = new int[64];
-    private int[] attempt = new int[64];
-    private long[] notBefore = new long[64];
+    private static final int INITIAL = 4;
+    private byte[] queue = new byte[INITIAL];
+    private long[] serial = new long[INITIAL];
+    private int[] seg = new int[INITIAL];
+    private int[] attempt = new int[INITIAL];
+    private long[] notBefore = new long[INITIAL];
     private int head;
     private int size;
 
@@ -23,13 +23,12 @@ final class RetransmitQueue {
         return size;
     }
 
-    void push(int q, int s, long ser, int sg, int att, long notBeforeNs) {
+    void push(int q, long ser, int sg, int att, long notBeforeNs) {
         if (size == queue.length) {
             grow();
         }
         int i = (head + size) & (queue.length - 1);
         queue[i] = (byte) q;
-        slot[i] = s;
         serial[i] = ser;
         seg[i] = sg;
         attempt[i] = att;
@@ -40,7 +39,6 @@ final class RetransmitQueue {
     private void grow() {
         int n = queue.length * 2;
         byte[] q = new byte[n];
-        int[] sl = new int[n];
         long[] se = new long[n];
         int[] sg = new int[n];
         int[] at = new int[n];
@@ -48,14 +46,12 @@ final class RetransmitQueue {
         for (int k = 0; k < size; k++) {
             int i = (head + k) & (queue.length - 1);
             q[k] = queue[i];
-            sl[k] = slot[i];
             se[k] = serial[i];
             sg[k] = seg[i];
             at[k] = attempt[i];
             nb[k] = notBefore[i];
         }
         queue = q;
-        slot = sl;
         serial = se;
         seg = sg;
         attempt = at;
@@ -64,7 +60,6 @@ final class RetransmitQueue {
     }
 
     int headQueue() { return queue[head]; }
-    int headSlot() { return slot[head]; }
     long headSerial() { return serial[head]; }
     int headSeg() { return seg[head]; }
     int headAttempt() { return attempt[head]; }

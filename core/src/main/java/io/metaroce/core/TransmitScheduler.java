@@ -93,7 +93,10 @@ final class TransmitScheduler {
 
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
         if (c.grantBps > 0 && grantNextNs - nowNs > 0) {
-            return 0; // HINT-3: the receiver's grant paces the whole QP
+            // HINT-3: the receiver's grant paces the whole QP. Its timer covers only a route with room, so wait on the
+            // peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
+            awaitRoom();
+            return 0;
         }
         // Choose what to send: retransmissions first (REL-4), then new segments, alternating between the
         // application's queue and READ responses.
@@ -106,7 +109,7 @@ final class TransmitScheduler {
         while (true) {
             if (!retx.isEmpty()) {
                 q = retx.headQueue();
-                w = c.queue(q).live(retx.headSlot(), retx.headSerial());
+                w = c.queue(q).live(retx.headSerial());
                 seg = retx.headSeg();
                 if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
                     retx.pop();
@@ -131,7 +134,7 @@ final class TransmitScheduler {
         }
         Path p = choosePath(nowNs);
         if (p == null) {
-            c.paths[0].peer.await(c.face); // PATH-15: woken when a packet to this peer leaves flight
+            awaitRoom();
             return 0;
         }
         if (retransmit) {
@@ -160,13 +163,17 @@ final class TransmitScheduler {
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
     }
 
+    /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing has its own timer). */
+    private void awaitRoom() {
+        c.paths[0].peer.await(c.face);
+    }
+
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
     private void record(long nowNs, Path p, int q, SendWqe w, int seg, int attempt, int len) {
         int i = p.nextPsn & Path.MASK;
         p.ensureRecords();
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
-        p.recSlot[i] = (int) (w.serial & c.sq.mask);
         p.recSerial[i] = w.serial;
         p.recSeg[i] = seg;
         p.recBytes[i] = len;

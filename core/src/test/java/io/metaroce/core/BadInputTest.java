@@ -77,7 +77,7 @@ class BadInputTest {
     private void expect(Counter c, Engine e, byte[] datagram) {
         long before = e.counters().get(c);
         long drops = e.counters().drops();
-        net.inject(e == a.engine ? 0 : 1, datagram, Network.ECT0);
+        net.inject(e == a.engine ? 0 : 1, datagram, io.metaroce.core.wire.Ecn.ECT0);
         assertEquals(before + 1, e.counters().get(c), c + " counted");
         assertEquals(drops + 1, e.counters().drops(), "exactly one drop counter moved for " + c);
     }
@@ -135,7 +135,7 @@ class BadInputTest {
 
         // replay: a valid packet is accepted once; the same bytes again are a duplicate
         long placedBefore = e.counters().get(Counter.RX_PAYLOAD_BYTES);
-        net.inject(1, good, Network.ECT0);
+        net.inject(1, good, io.metaroce.core.wire.Ecn.ECT0);
         assertEquals(placedBefore + 100, e.counters().get(Counter.RX_PAYLOAD_BYTES), "the valid packet placed");
         expect(Counter.DROP_DUPLICATE, e, good);
 

@@ -1,5 +1,6 @@
 package io.metaroce.core;
 
+import org.junit.jupiter.api.Tag;
 import io.metaroce.core.testkit.Network;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The required protocol scenarios of the engine issue, each driven through the deterministic harness. */
+@Tag("slow")
 class ScenarioTest {
     private static final int MIB = 1 << 20;
 

@@ -20,6 +20,7 @@ final class ChannelUdp implements UdpSocket {
     private int lastAddr;
     private int lastPort = -1;
     private InetSocketAddress lastTarget;
+    private SendStats stats = new SendStats();
 
     ChannelUdp(InetSocketAddress bindTo, int bufferBytes) throws IOException {
         channel = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -61,11 +62,19 @@ final class ChannelUdp implements UdpSocket {
                 lastPort = batch.port[i];
                 lastTarget = new InetSocketAddress(Ipv4.address(lastAddr), lastPort);
             }
+            stats.sendCalls++;
             if (channel.send(b, lastTarget) > 0) {
                 sent++;
             }
         }
+        stats.messages += sent;
+        stats.datagrams += sent;
         return sent;
+    }
+
+    @Override
+    public void countInto(SendStats s) {
+        stats = s;
     }
 
     @Override
@@ -86,6 +95,7 @@ final class ChannelUdp implements UdpSocket {
             batch.port[n] = from.getPort();
             batch.ecn[n] = 0;
             batch.segmentSize[n] = 0;
+            batch.truncated[n] = false; // a channel drops the excess silently: the engine's length checks catch it
             n++;
         }
         batch.count = n;

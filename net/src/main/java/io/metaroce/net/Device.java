@@ -5,16 +5,10 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.MemoryRegion;
 import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
-import io.metaroce.core.Transmit;
-import io.metaroce.core.WcOpcode;
-import io.metaroce.core.WcStatus;
-import io.metaroce.core.wire.Opcode;
-import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,58 +20,40 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * A MetaRoCE device on real UDP sockets: the public entry point of the real datapath. It owns one
- * {@link Engine}, one receive socket per plane (bound to the plane's address and the protocol port) and one
- * send socket per path (bound to the path's plane address; its source port is the path's ECMP entropy), and
- * one I/O agent thread that runs the engine in an Aeron-style duty cycle: take application commands from a
- * lock-free queue, receive a batch per plane (recvmmsg), feed the engine, fire timers, drain transmits into a
- * batch, send it (sendmmsg per path socket), publish completions to lock-free rings.
+ * A MetaRoCE device on real UDP sockets: the public entry point of the real datapath, a facade over three
+ * parts: the {@link SocketSet} (a receive socket per plane on the protocol port; per path, send sockets on
+ * source port {@code basePort + i}, connected per peer), the {@link IoAgent} (the duty cycle that runs the
+ * engine) and the thread that runs the agent with an idle strategy.
  *
  * <p>Application threads never touch the engine: control calls ({@link #allocPd}, {@link #registerMemory},
  * {@link #createCq}, {@link #createQp}, {@link #connect}, {@link #stats}) run on the agent and wait for it;
- * posts and completion polls ({@link DeviceQp}, {@link DeviceCq}) never block.
+ * posts ({@link DeviceQp}, through each QP's ring of work-request slots) and completion polls
+ * ({@link DeviceCq}) never block.
  */
 public final class Device implements AutoCloseable {
     private static final long CALL_TIMEOUT_MS = 10_000;
+    /** BLOCK idle: how long the agent spins on an empty cycle before it sleeps in the kernel. */
+    private static final long SPIN_BEFORE_BLOCK_NS = 50_000;
+    /** Most QPs per device (the doorbell queue holds each QP at most once). */
+    static final int MAX_QPS = 1 << 16;
 
-    private final DeviceOptions opts;
     private final EngineConfig cfg;
     private final Engine engine;
-    private final UdpSocket[] rxSockets;
-    private final UdpSocket[] txSockets;
-    private final PacketBatch rxBatch;
-    private final PacketBatch txBatch;
-    private final int[][] txBySocket;
-    private final int[] txCountBySocket;
-    private final int[] planeAddr;
-    private final int port;
+    private final SocketSet sockets;
     private final Arena arena = Arena.ofShared();
-    private final MpscAtomicArrayQueue<Runnable> commands = new MpscAtomicArrayQueue<>(1 << 16);
-    private final List<DeviceCq> cqs = new ArrayList<>();
-    private final List<DeviceQp> qps = new ArrayList<>();
-    private final List<int[]> peers = new ArrayList<>(); // per peer: plane addresses..., port last
-    private final Transmit tx = new Transmit();
-    private final SplittableRandom lossRng;
     private final ConnectionManager cm;
+    private final IoAgent agent;
     private final IdleStrategy idle;
     private final Waiter waiter;
+    private final String rateSource;
+    private final boolean inline;
+    private final java.util.concurrent.locks.ReentrantLock inlineLock = new java.util.concurrent.locks.ReentrantLock();
     private volatile boolean sleeping;
     private volatile Thread agentThread;
-    private long nextDeadlineNs = Engine.NO_DEADLINE;
     private volatile boolean closed;
     private volatile Throwable failure;
 
-    // datapath statistics (agent thread writes, others read)
-    volatile long rxDatagrams;
-    volatile long txDatagrams;
-    volatile long txSendDrops;
-    volatile long injectedDrops;
-    volatile long cmPackets;
-    volatile long dutyCycles;
-    volatile long rejectedPosts;
-
     private Device(DeviceOptions o) throws IOException {
-        this.opts = o;
         if (o.planes.isEmpty()) {
             throw new IllegalArgumentException("a device needs at least one plane address");
         }
@@ -85,68 +61,108 @@ public final class Device implements AutoCloseable {
         if (cfg.paths < cfg.planes) {
             cfg.paths(cfg.planes);
         }
+        this.rateSource = applyLinkRate(o, cfg);
         this.engine = new Engine(cfg, new SplittableRandom(o.seed));
-        this.lossRng = new SplittableRandom(o.seed ^ 0x5DEECE66DL);
-        int slot = Math.max(engine.maxDatagramLength(), 2048);
-        this.rxSockets = new UdpSocket[cfg.planes];
-        this.txSockets = new UdpSocket[cfg.paths];
-        this.planeAddr = new int[cfg.planes];
-        int boundPort = o.port;
+        this.sockets = new SocketSet(o.planes, o.port, o.basePort, cfg.paths, opener(o));
         try {
-            for (int p = 0; p < cfg.planes; p++) {
-                InetAddress a = o.planes.get(p);
-                planeAddr[p] = Ipv4.of(a);
-                rxSockets[p] = open(new InetSocketAddress(a, boundPort), o.gro);
-                if (boundPort == 0) {
-                    boundPort = rxSockets[p].localAddress().getPort(); // every plane on the same port
+            this.cm = new ConnectionManager(this);
+            this.agent = new IoAgent(engine, sockets, new IoAgent.ControlPlane() {
+                @Override
+                public void handle(long nowNs, MemorySegment dgram, int len, int fromAddr, int fromPort) {
+                    cm.handle(nowNs, dgram, len, fromAddr, fromPort);
                 }
-            }
-            for (int i = 0; i < cfg.paths; i++) {
-                txSockets[i] = openTx(new InetSocketAddress(o.planes.get(i % cfg.planes), 0));
-            }
-        } catch (IOException | RuntimeException e) {
-            closeSockets();
+
+                @Override
+                public void onTimer(long nowNs) {
+                    cm.onTimer(nowNs);
+                }
+            }, arena, o.batch, MAX_QPS, o.injectLoss, o.seed, o.stallClampNs, System.nanoTime());
+        } catch (RuntimeException e) {
+            sockets.close();
             throw e;
         }
-        this.port = boundPort;
-        boolean gro = rxSockets[0].gro();
-        this.rxBatch = new PacketBatch(arena, o.batch, gro ? 65_536 : slot);
-        this.txBatch = new PacketBatch(arena, o.batch, slot);
-        this.txBySocket = new int[cfg.paths][o.batch];
-        this.txCountBySocket = new int[cfg.paths];
-        this.cm = new ConnectionManager(this);
         this.idle = IdleStrategy.of(o.idle);
         Waiter w = null;
-        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && rxSockets[0] instanceof LinuxUdp) {
-            int[] fds = new int[rxSockets.length];
+        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
+            int[] fds = new int[sockets.rx.length];
             for (int p = 0; p < fds.length; p++) {
-                fds[p] = ((LinuxUdp) rxSockets[p]).fd();
+                fds[p] = ((LinuxUdp) sockets.rx[p]).fd();
             }
             w = new Waiter(fds);
         }
         this.waiter = w;
-        IoAgent agent = new IoAgent();
-        Thread t = new Thread(() -> agent.run(), o.name + "-io");
-        t.setDaemon(true);
-        agentThread = t;
-        t.start();
+        this.inline = !o.agentThread;
+        if (!inline) {
+            Thread t = new Thread(this::run, o.name + "-io");
+            t.setDaemon(true);
+            agentThread = t;
+            t.start();
+        }
     }
 
-    private UdpSocket open(InetSocketAddress at, boolean gro) throws IOException {
-        return switch (opts.transport) {
-            case CHANNEL -> new ChannelUdp(at, opts.socketBufferBytes);
-            case FFM -> new LinuxUdp(at, opts.socketBufferBytes, gro, false);
-            case AUTO -> LinuxUdp.unavailableReason() == null
-                    ? new LinuxUdp(at, opts.socketBufferBytes, gro, false)
-                    : new ChannelUdp(at, opts.socketBufferBytes);
+    /**
+     * Without an agent thread ({@link DeviceOptions#agentThread(boolean) agentThread(false)}): runs one duty
+     * cycle of the device on the calling thread and returns the work it did, as an Aeron agent invoker does, so
+     * that an application polling its completions drives the device itself (no hand-off between threads). One
+     * thread at a time: a call while another thread is inside returns 0. With an agent thread: returns 0.
+     */
+    public int invoke() {
+        if (!inline || closed || !inlineLock.tryLock()) {
+            return 0;
+        }
+        try {
+            return agent.doWork(System.nanoTime());
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+            closed = true;
+            return 0;
+        } finally {
+            inlineLock.unlock();
+        }
+    }
+
+    /** True when the application drives the device with {@link #invoke()} (no agent thread). */
+    public boolean inline() {
+        return inline;
+    }
+
+    /**
+     * With {@link DeviceOptions#rateFromLink}, a rate left at 0 (off) takes the planes' summed line rate where
+     * every plane's is known. Returns where the rates in force come from, for {@link #rateSummary()}.
+     */
+    private static String applyLinkRate(DeviceOptions o, EngineConfig c) {
+        if (!o.rateFromLink || c.txRateBps > 0 && c.inboundCapacityBps > 0) {
+            return "configured";
+        }
+        long link = o.linkRate.ofPlanes(o.planes);
+        if (link == 0) {
+            return "configured; no physical link rate to read";
+        }
+        if (c.txRateBps == 0) {
+            c.txRateBps(link);
+        }
+        if (c.inboundCapacityBps == 0) {
+            c.inboundCapacityBps(link);
+        }
+        return "link speed from sysfs";
+    }
+
+    private static SocketSet.Opener opener(DeviceOptions o) {
+        boolean ffm = o.transport == DeviceOptions.Transport.FFM
+                || o.transport == DeviceOptions.Transport.AUTO && LinuxUdp.unavailableReason() == null;
+        return new SocketSet.Opener() {
+            @Override
+            public UdpSocket receiver(InetSocketAddress at) throws IOException {
+                return ffm ? new LinuxUdp(at, o.socketBufferBytes, o.gro, false)
+                        : new ChannelUdp(at, o.socketBufferBytes);
+            }
+
+            @Override
+            public UdpSocket sender(InetSocketAddress at) throws IOException {
+                return ffm ? new LinuxUdp(at, o.socketBufferBytes, false, true, o.gso)
+                        : new ChannelUdp(at, o.socketBufferBytes);
+            }
         };
-    }
-
-    private UdpSocket openTx(InetSocketAddress at) throws IOException {
-        boolean ffm = opts.transport == DeviceOptions.Transport.FFM
-                || opts.transport == DeviceOptions.Transport.AUTO && LinuxUdp.unavailableReason() == null;
-        return ffm ? new LinuxUdp(at, opts.socketBufferBytes, false, false, opts.gso)
-                : new ChannelUdp(at, opts.socketBufferBytes);
     }
 
     /** Opens a device: binds its sockets and starts its agent thread. */
@@ -156,24 +172,47 @@ public final class Device implements AutoCloseable {
 
     /** "ffm" or "channel": which datapath the sockets use. */
     public String transportName() {
-        return rxSockets[0] instanceof LinuxUdp ? "ffm (sendmmsg/recvmmsg, ECN)" : "channel (portable, ECN-blind)";
+        return sockets.rx[0] instanceof LinuxUdp ? "ffm (sendmmsg/recvmmsg, ECN)" : "channel (portable, ECN-blind)";
     }
 
     /** The UDP port every plane receives on. */
     public int port() {
-        return port;
+        return sockets.port;
+    }
+
+    /** The source port of path 0; path {@code i} sends from {@code basePort() + i} (WIRE-15). */
+    public int basePort() {
+        return sockets.basePort;
+    }
+
+    /** True when the receive sockets take coalesced (GRO) buffers from the kernel. */
+    public boolean groActive() {
+        return sockets.rx[0].gro();
+    }
+
+    /**
+     * The device-level rates in force, for the perf tools to print: the transmit pacing rate and the inbound
+     * capacity shared among senders ("off" when 0), and where they come from.
+     */
+    public String rateSummary() {
+        return "tx rate " + gbps(cfg.txRateBps) + ", inbound capacity " + gbps(cfg.inboundCapacityBps)
+                + " (" + rateSource + ")";
+    }
+
+    private static String gbps(long bps) {
+        return bps == 0 ? "off" : String.format(java.util.Locale.ROOT, "%.1f Gb/s", bps / 1e9);
     }
 
     /** The plane addresses, with the port, in plane order. */
     public List<InetSocketAddress> planeAddresses() {
         List<InetSocketAddress> l = new ArrayList<>();
-        for (int a : planeAddr) {
-            l.add(new InetSocketAddress(Ipv4.address(a), port));
+        for (int a : sockets.planeAddr) {
+            l.add(new InetSocketAddress(Ipv4.address(a), sockets.port));
         }
         return l;
     }
 
-    /** The engine configuration in force (planes from the addresses). */
+    /** The engine configuration in force (planes from the addresses, rates from the links where asked). */
     public EngineConfig config() {
         return cfg.copy();
     }
@@ -182,25 +221,33 @@ public final class Device implements AutoCloseable {
 
     /** Runs {@code s} on the agent thread and waits for its result. */
     <T> T call(Supplier<T> s) {
-        if (Thread.currentThread() == agentThread) {
+        if (Thread.currentThread() == agentThread || inline && inlineLock.isHeldByCurrentThread()) {
             return s.get();
         }
         CompletableFuture<T> f = new CompletableFuture<>();
-        if (!commands.offer(() -> {
+        if (!submit(() -> {
             try {
                 f.complete(s.get());
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
             }
         })) {
-            throw new IllegalStateException("device command queue full");
+            throw new IllegalStateException(closed ? "device closed" : "device command queue full");
         }
         return await(f, CALL_TIMEOUT_MS);
     }
 
     private <T> T await(CompletableFuture<T> f, long timeoutMs) {
+        if (inline) {
+            long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+            while (!f.isDone() && System.nanoTime() - deadline < 0 && failure == null) {
+                if (invoke() == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
         try {
-            return f.get(timeoutMs, TimeUnit.MILLISECONDS);
+            return f.get(inline ? 0 : timeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -217,13 +264,27 @@ public final class Device implements AutoCloseable {
     }
 
     boolean submit(Runnable r) {
-        if (closed || !commands.offer(r)) {
+        if (closed || !agent.commands.offer(r)) {
             return false;
         }
-        if (sleeping) {
+        wake();
+        return true;
+    }
+
+    /** A QP's ring has new work requests (called once until the agent takes them). */
+    void doorbell(DeviceQp q) {
+        agent.doorbells.offer(q); // cannot fail: at most MAX_QPS QPs, each queued at most once
+        wake();
+    }
+
+    private void wake() {
+        if (sleeping && waiter != null) {
             waiter.wake();
         }
-        return true;
+    }
+
+    void rejectedPost() {
+        agent.rejectedPosts++;
     }
 
     public ProtectionDomain allocPd() {
@@ -237,7 +298,7 @@ public final class Device implements AutoCloseable {
     public DeviceCq createCq(int capacity) {
         return call(() -> {
             DeviceCq cq = new DeviceCq(engine.createCq(capacity), capacity);
-            cqs.add(cq);
+            agent.cqs.add(cq);
             return cq;
         });
     }
@@ -247,10 +308,13 @@ public final class Device implements AutoCloseable {
     }
 
     DeviceQp newQp(ProtectionDomain pd, DeviceCq sendCq, DeviceCq recvCq) {
+        if (agent.qps.size() >= MAX_QPS) {
+            throw new IllegalStateException("a device has at most " + MAX_QPS + " QPs");
+        }
         QueuePair qp = engine.createQp(pd, sendCq.engineCq, recvCq.engineCq);
         qp.modifyToInit(); // as rdma_create_qp does: receives may be posted before the connection is up
-        DeviceQp d = new DeviceQp(this, qp, sendCq, recvCq, cfg.sqDepth);
-        qps.add(d);
+        DeviceQp d = new DeviceQp(this, qp, sendCq, recvCq, cfg.sqDepth, cfg.rqDepth);
+        agent.qps.add(d);
         return d;
     }
 
@@ -301,55 +365,44 @@ public final class Device implements AutoCloseable {
 
     /** The next accepted QP, waiting up to {@code timeoutMs}; null on timeout. */
     public DeviceQp accept(long timeoutMs) throws InterruptedException {
-        return cm.accepted.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        if (!inline) {
+            return cm.accepted.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        DeviceQp q;
+        while ((q = cm.accepted.poll()) == null && System.nanoTime() - deadline < 0 && failure == null) {
+            if (invoke() == 0) {
+                Thread.yield();
+            }
+        }
+        return q;
     }
 
     /** A snapshot of the device's counters and every QP's paths, taken on the agent thread. */
     public DeviceStats stats() {
-        return call(() -> DeviceStats.of(this, engine, qps));
+        return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps));
     }
 
-    // ------------------------------------------------------------------ agent-side helpers
-
-    void posted(DeviceQp q, int rc, long wrId) {
-        if (rc != QueuePair.OK) {
-            // The engine refused a post the application could not know was bad (e.g. the QP is not connected
-            // yet): report it as a completion instead of losing it, and keep the outstanding count honest.
-            rejectedPosts++;
-            q.extraRetired++;
-            q.sendCq.offerDirect(wrId, WcStatus.LOC_QP_OP_ERR, WcOpcode.SEND, q.qpn());
-        }
-    }
-
-    void postedRecv(DeviceQp q, int rc, long wrId) {
-        if (rc != QueuePair.OK) {
-            rejectedPosts++;
-            q.recvCq.offerDirect(wrId, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, q.qpn());
-        }
-    }
+    // ------------------------------------------------------------------ for the connection manager
 
     Engine engine() {
         return engine;
     }
 
     int[] planeAddrs() {
-        return planeAddr;
+        return sockets.planeAddr;
     }
 
     int planes() {
         return cfg.planes;
     }
 
-    /** Registers a peer's plane addresses and port; returns its handle for the engine. */
+    /** Registers a peer's plane addresses and port (a known peer keeps its handle); returns the handle. */
     int addPeer(int[] addrs, int peerPort) {
-        int[] p = new int[addrs.length + 1];
-        System.arraycopy(addrs, 0, p, 0, addrs.length);
-        p[addrs.length] = peerPort;
-        peers.add(p);
-        return peers.size() - 1;
+        return sockets.addPeer(addrs, peerPort);
     }
 
-    /** Sends one control datagram (CM) from plane 0's socket. */
+    /** Sends one control datagram (CM) from plane 0's receive socket, i.e. from the protocol port. */
     void sendControl(MemorySegment dgram, int len, int toAddr, int toPort) {
         PacketBatch b = cm.batch;
         MemorySegment.copy(dgram, 0, b.slots[0], 0, len);
@@ -357,9 +410,11 @@ public final class Device implements AutoCloseable {
         b.addr[0] = toAddr;
         b.port[0] = toPort;
         try {
-            rxSockets[0].send(b, cm.index0, 1);
+            if (sockets.rx[0].send(b, cm.index0, 1) == 0) {
+                agent.txSendDrops++;
+            }
         } catch (IOException e) {
-            txSendDrops++;
+            agent.txSendDrops++;
         }
     }
 
@@ -367,165 +422,71 @@ public final class Device implements AutoCloseable {
         return arena;
     }
 
-    // ------------------------------------------------------------------ the agent
+    // ------------------------------------------------------------------ the agent's thread
 
-    /** The I/O agent: the duty cycle of ARCHITECTURE.md, one thread per device. */
-    private final class IoAgent {
-        void run() {
-            try {
-                while (!closed) {
-                    int work = doWork();
-                    if (work == 0 && waiter != null) {
-                        block();
+    private void run() {
+        long idleSinceNs = 0;
+        try {
+            while (!closed) {
+                int work = agent.doWork(System.nanoTime());
+                if (waiter == null) {
+                    idle.idle(work);
+                } else if (work > 0) {
+                    idleSinceNs = 0;
+                } else {
+                    // BLOCK: spin a little first (a reply often comes within microseconds), then sleep in the
+                    // kernel; a thread that sleeps is woken with the scheduler's preference on a loaded host.
+                    long now = System.nanoTime();
+                    if (idleSinceNs == 0) {
+                        idleSinceNs = now;
+                    }
+                    if (now - idleSinceNs < SPIN_BEFORE_BLOCK_NS) {
+                        Thread.onSpinWait();
                     } else {
-                        idle.idle(work);
+                        block(1_000_000);
                     }
                 }
-            } catch (Throwable t) {
-                failure = t;
-            } finally {
-                closeSockets();
-                if (waiter != null) {
-                    waiter.close();
-                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            sockets.close();
+            if (waiter != null) {
+                waiter.close();
             }
         }
-
-        /** Sleeps in the kernel until a datagram, the next engine deadline (at most 1 ms) or queued work. */
-        private void block() {
-            long now = System.nanoTime();
-            long timeout = 1_000_000;
-            if (nextDeadlineNs != Engine.NO_DEADLINE) {
-                timeout = Math.max(0, Math.min(timeout, nextDeadlineNs - now));
-            }
-            if (timeout == 0) {
-                return;
-            }
-            sleeping = true;
-            if (commands.isEmpty() && !closed) {
-                waiter.await(timeout);
-            }
-            sleeping = false;
-        }
-
-        int doWork() throws IOException {
-            long now = System.nanoTime();
-            int work = 0;
-            Runnable r;
-            while ((r = commands.poll()) != null) {
-                r.run();
-                work++;
-            }
-            for (UdpSocket s : rxSockets) {
-                int n = s.receive(rxBatch);
-                for (int i = 0; i < n; i++) {
-                    deliver(now, i);
-                }
-                work += n;
-            }
-            if (nextDeadlineNs != Engine.NO_DEADLINE && nextDeadlineNs - now <= 0) {
-                engine.handleTimeout(now);
-                work++;
-            }
-            cm.onTimer(now);
-            work += transmit(now);
-            nextDeadlineNs = engine.pollTimeout();
-            for (DeviceCq cq : cqs) {
-                work += cq.publish();
-            }
-            for (int i = 0, n = qps.size(); i < n; i++) {
-                DeviceQp q = qps.get(i);
-                long done = q.qp.sendsRetired() + q.extraRetired;
-                if (done != q.publishedRetired) { // volatile writes only on change: thousands of QPs stay cheap
-                    q.publishedRetired = done;
-                    q.retired = done;
-                }
-                io.metaroce.core.QpState st = q.qp.state();
-                if (st != q.publishedState) {
-                    q.publishedState = st;
-                    q.state = st;
-                }
-            }
-            dutyCycles++;
-            return work;
-        }
-
-        private void deliver(long now, int i) {
-            int len = rxBatch.length[i];
-            MemorySegment slot = rxBatch.slots[i];
-            int seg = rxBatch.segmentSize[i];
-            if (seg > 0 && len > seg) {
-                for (int off = 0; off < len; off += seg) {
-                    one(now, slot.asSlice(off, Math.min(seg, len - off)), Math.min(seg, len - off), i);
-                }
-            } else {
-                one(now, slot, len, i);
-            }
-        }
-
-        private void one(long now, MemorySegment dgram, int len, int i) {
-            rxDatagrams++;
-            if (len >= 2 && Opcode.isCm(dgram.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1) & 0xFF)) {
-                cmPackets++;
-                cm.handle(now, dgram, len, rxBatch.addr[i], rxBatch.port[i]);
-                return;
-            }
-            if (opts.injectLoss > 0 && lossRng.nextDouble() < opts.injectLoss) {
-                injectedDrops++;
-                return;
-            }
-            engine.handleDatagram(now, dgram, len, rxBatch.ecn[i]);
-        }
-
-        private int transmit(long now) throws IOException {
-            int total = 0;
-            while (true) {
-                int n = 0;
-                java.util.Arrays.fill(txCountBySocket, 0);
-                while (n < txBatch.capacity) {
-                    int len = engine.pollTransmit(now, txBatch.slots[n], tx);
-                    if (len == 0) {
-                        break;
-                    }
-                    int[] peer = peers.get(tx.peer());
-                    txBatch.length[n] = len;
-                    txBatch.addr[n] = peer[tx.plane() % (peer.length - 1)];
-                    txBatch.port[n] = peer[peer.length - 1];
-                    int s = tx.pathId() % txSockets.length;
-                    txBySocket[s][txCountBySocket[s]++] = n;
-                    n++;
-                }
-                if (n == 0) {
-                    return total;
-                }
-                for (int s = 0; s < txSockets.length; s++) {
-                    int k = txCountBySocket[s];
-                    if (k > 0) {
-                        int sent = txSockets[s].send(txBatch, txBySocket[s], k);
-                        txSendDrops += k - sent;
-                    }
-                }
-                txDatagrams += n;
-                total += n;
-                if (n < txBatch.capacity) {
-                    return total;
-                }
-            }
-        }
-
     }
 
-    private void closeSockets() {
-        for (UdpSocket s : rxSockets == null ? new UdpSocket[0] : rxSockets) {
-            if (s != null) {
-                s.close();
+    /**
+     * With {@link DeviceOptions.Idle#BLOCK} and no agent thread: sleeps in the kernel until a datagram arrives,
+     * the engine's next deadline, a post or control call, or {@code maxNs}, whichever is first. Returns at once
+     * otherwise. The application's polling loop calls it after finding nothing to do for a while.
+     */
+    public void await(long maxNs) {
+        if (inline && waiter != null && !closed && inlineLock.tryLock()) {
+            try {
+                block(maxNs);
+            } finally {
+                inlineLock.unlock();
             }
         }
-        for (UdpSocket s : txSockets == null ? new UdpSocket[0] : txSockets) {
-            if (s != null) {
-                s.close();
-            }
+    }
+
+    /** Sleeps in the kernel until a datagram, the next engine deadline (at most {@code maxNs}) or queued work. */
+    private void block(long maxNs) {
+        long timeout = maxNs;
+        long deadline = agent.nextDeadlineNs();
+        if (deadline != Engine.NO_DEADLINE) {
+            timeout = Math.max(0, Math.min(timeout, agent.clock().untilNs(deadline)));
         }
+        if (timeout == 0) {
+            return;
+        }
+        sleeping = true;
+        if (agent.commands.isEmpty() && agent.doorbells.isEmpty() && !closed) {
+            waiter.await(timeout);
+        }
+        sleeping = false;
     }
 
     /** The agent's failure, if it died (null while healthy). */
@@ -539,6 +500,18 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
+        if (inline) {
+            inlineLock.lock(); // no duty cycle runs while the sockets close
+            try {
+                sockets.close();
+                if (waiter != null) {
+                    waiter.close();
+                }
+            } finally {
+                inlineLock.unlock();
+            }
+            return;
+        }
         if (waiter != null) {
             waiter.wake();
         }
@@ -551,5 +524,4 @@ public final class Device implements AutoCloseable {
             }
         }
     }
-
 }

@@ -21,14 +21,15 @@ public final class DeviceOptions {
     /** How the I/O agent waits when it has nothing to do. */
     public enum Idle {
         /**
-         * Sleep in the kernel (ppoll) until a datagram, a timer or queued work: no CPU burnt, a wake-up of tens
-         * of microseconds (about 100 us on the VMs this project is tested on, which is why YIELD is the default
-         * there). Falls back to BACKOFF without FFM.
+         * Spin for 50 us, then sleep in the kernel (ppoll) until a datagram, a timer or queued work: little CPU
+         * burnt, a wake-up of tens of microseconds, and on a loaded host the scheduler favours a woken thread
+         * over busy ones. Without an agent thread the application sleeps through {@link Device#await(long)}.
+         * Falls back to BACKOFF without FFM.
          */
         BLOCK,
         /** Busy-spin: lowest latency, one core always busy. */
         SPIN,
-        /** Thread.yield between polls (the default: the best throughput and latency measured on 2 shared cores). */
+        /** Spin 20 us after the last work, then Thread.yield between polls (the default: the best measured on 2 shared cores). */
         YIELD,
         /** Spin, then yield (about 5,000 times), then park up to 50 us. */
         BACKOFF,
@@ -38,6 +39,7 @@ public final class DeviceOptions {
 
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
+    int basePort;
     EngineConfig engine = realNetworkDefaults();
     Transport transport = Transport.AUTO;
     Idle idle = Idle.YIELD;
@@ -45,8 +47,12 @@ public final class DeviceOptions {
     long seed = 1;
     int socketBufferBytes = 8 << 20;
     int batch = 32;
-    boolean gro = false;
+    boolean gro = true;
     boolean gso = true;
+    boolean rateFromLink = true;
+    boolean agentThread = true;
+    LinkRate linkRate = LinkRate.system();
+    long stallClampNs = 2_000_000;
     String name = "metaroce";
 
     public DeviceOptions() {
@@ -54,15 +60,14 @@ public final class DeviceOptions {
 
     /**
      * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
-     * of a few milliseconds are not taken for loss or failure.
+     * of a few milliseconds are not taken for loss or failure. No device rate is set here: a device opened with
+     * {@link #rateFromLink} (the default) paces at its links' line rate where the kernel reports one, and
+     * otherwise leaves the rates off ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
-                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64)
-                // A software NIC: pace what the device sends at 10 Gb/s and share 10 Gb/s of inbound capacity
-                // among the active senders, so that many QPs' windows do not overrun socket buffers at once.
-                .txRateBps(10_000_000_000L).inboundCapacityBps(10_000_000_000L);
+                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64);
     }
 
     /** One local address per plane, in plane order. */
@@ -74,6 +79,23 @@ public final class DeviceOptions {
 
     /** UDP port to receive on (the protocol's destination port); 0 picks a free one. */
     public DeviceOptions port(int p) { port = p; return this; }
+    /**
+     * Source port of path 0: path {@code i} sends from {@code basePort + i} (WIRE-15). 0 (the default) picks a
+     * free range, right after the receive port when it can.
+     */
+    public DeviceOptions basePort(int p) { basePort = p; return this; }
+    /**
+     * When the engine settings leave {@code txRateBps} or {@code inboundCapacityBps} at 0, set them to the sum of
+     * the planes' line rates where the kernel reports every one (sysfs; virtual links have none). Default on.
+     */
+    public DeviceOptions rateFromLink(boolean on) { rateFromLink = on; return this; }
+    /** Where link rates are read (a seam for tests; the system's sysfs by default). */
+    DeviceOptions linkRate(LinkRate l) { linkRate = l; return this; }
+    /**
+     * The longest step of the engine's clock between two duty cycles, in ns: a longer gap (the agent thread was
+     * not scheduled) is counted as a stall and left out of the protocol's timers. Default 2 ms; 0 turns it off.
+     */
+    public DeviceOptions stallClampNs(long ns) { stallClampNs = ns; return this; }
     /** Engine settings; {@code planes} is set from the plane addresses. */
     public DeviceOptions engine(EngineConfig c) { engine = c; return this; }
     public DeviceOptions transport(Transport t) { transport = t; return this; }
@@ -87,10 +109,16 @@ public final class DeviceOptions {
     public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
     /** Datagrams per sendmmsg/recvmmsg call. */
     public DeviceOptions batch(int b) { batch = b; return this; }
-    /** Ask the kernel for UDP GRO on receive sockets. */
+    /** Ask the kernel for UDP GRO on receive sockets (default on; coalesced buffers are split per datagram). */
     public DeviceOptions gro(boolean on) { gro = on; return this; }
     /** Send runs of equal-size datagrams to one peer as one UDP GSO ({@code UDP_SEGMENT}) send. */
     public DeviceOptions gso(boolean on) { gso = on; return this; }
+    /**
+     * With {@code false}, the device starts no thread: the application runs its duty cycle by calling
+     * {@link Device#invoke()} from its polling loop (control calls made without it run it themselves). One
+     * thread per side and no hand-offs: the lowest latency on few cores. Default {@code true}.
+     */
+    public DeviceOptions agentThread(boolean on) { agentThread = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

@@ -16,7 +16,41 @@ import java.util.Map;
  */
 public record DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
                           long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles,
-                          List<QpStats> qps) {
+                          List<QpStats> qps, Datapath datapath) {
+    /**
+     * How the datagrams crossed the kernel: receive buffers (a GRO buffer holds several datagrams) and truncated
+     * ones dropped; send calls, messages (a GSO run is one), datagrams and GSO runs; stalls of the agent left
+     * out of the engine's clock; the source ports and sockets; the rates in force.
+     */
+    public record Datapath(long rxBuffers, long rxTruncated, long sendCalls, long sendMessages, long sendDatagrams,
+                           long gsoMessages, long gsoSegments, long stalls, long stalledNs, int basePort,
+                           int sendSockets, int connectedSockets, boolean gro, String rates) {
+        /** No figures. */
+        public static final Datapath NONE = new Datapath(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, "");
+
+        /** Datagrams per sendmmsg call. */
+        public double datagramsPerCall() {
+            return sendCalls == 0 ? 0 : (double) sendDatagrams / sendCalls;
+        }
+
+        /** Datagrams per GSO message (over GSO messages only). */
+        public double segmentsPerGsoMessage() {
+            return gsoMessages == 0 ? 0 : (double) gsoSegments / gsoMessages;
+        }
+
+        /** Datagrams per received buffer (above 1 when GRO coalesces). */
+        public double datagramsPerRxBuffer(long rxDatagrams) {
+            return rxBuffers == 0 ? 0 : (double) rxDatagrams / rxBuffers;
+        }
+    }
+
+    /** A snapshot without datapath figures (as read from a file written before they existed). */
+    public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
+                       long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps) {
+        this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
+                Datapath.NONE);
+    }
+
     /** One QP. */
     public record QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters) {
     }
@@ -27,7 +61,7 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                             long failures) {
     }
 
-    static DeviceStats of(Device d, Engine e, List<DeviceQp> qps) {
+    static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps) {
         List<QpStats> list = new ArrayList<>();
         for (DeviceQp dq : qps) {
             QueuePair q = dq.qp;
@@ -40,8 +74,12 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
             }
             list.add(new QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
         }
-        return new DeviceStats(d.transportName(), e.counters().snapshot(), d.rxDatagrams, d.txDatagrams,
-                d.txSendDrops, d.injectedDrops, d.cmPackets, d.dutyCycles, list);
+        SendStats ss = s.sendStats();
+        Datapath dp = new Datapath(a.rxBuffers, a.rxTruncated, ss.sendCalls, ss.messages, ss.datagrams,
+                ss.gsoMessages, ss.gsoSegments, a.clock().stalls(), a.clock().stalledNs(), s.basePort, s.txSockets(),
+                s.connectedSockets(), d.groActive(), d.rateSummary());
+        return new DeviceStats(d.transportName(), e.counters().snapshot(), a.rxDatagrams, a.txDatagrams,
+                a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp);
     }
 
     /** A human-readable table. */
@@ -50,6 +88,14 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
         b.append(String.format(Locale.ROOT, "device (%s): rx %d datagrams, tx %d, send drops %d, injected drops %d, "
                 + "CM packets %d, duty cycles %d%n", transport, rxDatagrams, txDatagrams, txSendDrops, injectedDrops,
                 cmPackets, dutyCycles));
+        b.append(String.format(Locale.ROOT, "datapath: %.2f datagrams per sendmmsg call (%d calls), %d GSO messages "
+                + "of %.2f datagrams (%d of %d datagrams in GSO runs); rx %.2f datagrams per buffer (GRO %s), "
+                + "%d truncated; %d stalls (%.1f ms left out of the engine's clock); source ports %d.., %d send "
+                + "sockets (%d connected); %s%n", datapath.datagramsPerCall(), datapath.sendCalls(),
+                datapath.gsoMessages(), datapath.segmentsPerGsoMessage(), datapath.gsoSegments(),
+                datapath.sendDatagrams(), datapath.datagramsPerRxBuffer(rxDatagrams), datapath.gro() ? "on" : "off",
+                datapath.rxTruncated(), datapath.stalls(), datapath.stalledNs() / 1e6, datapath.basePort(),
+                datapath.sendSockets(), datapath.connectedSockets(), datapath.rates()));
         counters.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v)));
         for (QpStats q : qps) {
             b.append(String.format(Locale.ROOT, "QP %d -> %d %s%n", q.qpn(), q.remoteQpn(), q.state()));

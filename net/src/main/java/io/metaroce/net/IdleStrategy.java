@@ -4,6 +4,13 @@ import java.util.concurrent.locks.LockSupport;
 
 /** How the agent waits between duty cycles that found no work (after Aeron's idle strategies). */
 abstract class IdleStrategy {
+    /**
+     * YIELD spins this long after the last work before it yields: on an overloaded host a yield gives up the
+     * rest of the thread's time slice, and the next one may be many milliseconds away, while a reply or an ACK
+     * usually comes within microseconds.
+     */
+    static final long SPIN_BEFORE_YIELD_NS = 20_000;
+
     /** Called after every duty cycle with the work it did. */
     abstract void idle(int workCount);
 
@@ -17,14 +24,7 @@ abstract class IdleStrategy {
                     }
                 }
             };
-            case YIELD -> new IdleStrategy() {
-                @Override
-                void idle(int work) {
-                    if (work == 0) {
-                        Thread.yield();
-                    }
-                }
-            };
+            case YIELD -> new SpinThenYield(SPIN_BEFORE_YIELD_NS);
             case PARK -> new IdleStrategy() {
                 @Override
                 void idle(int work) {
@@ -35,6 +35,28 @@ abstract class IdleStrategy {
             };
             case BACKOFF, BLOCK -> new Backoff(100, 5_000, 1_000, 50_000); // parking costs >= 100 us here: yield first
         };
+    }
+
+    /** Spins while the last work is recent, then yields once per idle call; any work restarts the spin. */
+    static final class SpinThenYield extends IdleStrategy {
+        private final long spinNs;
+        private long lastWorkNs;
+
+        SpinThenYield(long spinNs) {
+            this.spinNs = spinNs;
+        }
+
+        @Override
+        void idle(int work) {
+            long now = System.nanoTime();
+            if (work > 0) {
+                lastWorkNs = now;
+            } else if (now - lastWorkNs < spinNs) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
     }
 
     /** Spin, then yield, then park with a doubling period up to a cap; any work resets it. */

@@ -47,6 +47,7 @@ final class LinuxUdp implements UdpSocket {
     /** Most bytes one GSO send may carry (a UDP datagram's limit, less headers). */
     private static final int GSO_MAX_BYTES = 65_000;
     private static final int MSG_DONTWAIT = 0x40;
+    private static final int MSG_TRUNC = 0x20;
     private static final int EAGAIN = 11;
     private static final int EINTR = 4;
 
@@ -73,7 +74,7 @@ final class LinuxUdp implements UdpSocket {
 
     /** The native functions, or the reason they are missing. */
     private record Native(MethodHandle socket, MethodHandle setsockopt, MethodHandle bind,
-                          MethodHandle getsockname, MethodHandle sendmmsg, MethodHandle recvmmsg,
+                          MethodHandle connect, MethodHandle getsockname, MethodHandle sendmmsg, MethodHandle recvmmsg,
                           MethodHandle close, StructLayout capture, VarHandle errno, String unavailable) {
         @SuppressWarnings("restricted")
         static Native load() {
@@ -93,6 +94,8 @@ final class LinuxUdp implements UdpSocket {
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), err),
                         linker.downcallHandle(libc.find("bind").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), err),
+                        linker.downcallHandle(libc.find("connect").orElseThrow(),
+                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), err),
                         linker.downcallHandle(libc.find("getsockname").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), err),
                         linker.downcallHandle(libc.find("sendmmsg").orElseThrow(),
@@ -108,7 +111,7 @@ final class LinuxUdp implements UdpSocket {
         }
 
         static Native unavailable(String why) {
-            return new Native(null, null, null, null, null, null, null, null, null, why);
+            return new Native(null, null, null, null, null, null, null, null, null, null, why);
         }
     }
 
@@ -132,7 +135,10 @@ final class LinuxUdp implements UdpSocket {
     private MemorySegment txGsoControl;
     private int[] msgSegments;
     private boolean gso;
-    private long gsoSends;
+    private SendStats stats = new SendStats();
+    // connect()ed destination (IPv4 as an int, port), or port -1: sends to it leave msg_name empty
+    private int connectedAddr;
+    private int connectedPort = -1;
     // receive side
     private MemorySegment rxHdrs;
     private MemorySegment rxIov;
@@ -220,6 +226,25 @@ final class LinuxUdp implements UdpSocket {
         s.set(BE_INT, off + 4, Ipv4.of(a));
     }
 
+    @Override
+    public boolean connect(int addr, int port) {
+        MemorySegment sa = arena.allocate(SOCKADDR_SIZE);
+        writeSockaddr(sa, 0, Ipv4.address(addr), port);
+        try {
+            call(NATIVE.connect, "connect", fd, sa, SOCKADDR_SIZE);
+        } catch (IOException e) {
+            return false; // stays unconnected: every send names its destination
+        }
+        connectedAddr = addr;
+        connectedPort = port;
+        return true;
+    }
+
+    @Override
+    public void countInto(SendStats s) {
+        stats = s;
+    }
+
     /** The socket's file descriptor (for {@link Waiter}). */
     int fd() {
         return fd;
@@ -248,7 +273,7 @@ final class LinuxUdp implements UdpSocket {
 
     /** Sends made with UDP GSO so far (each carried several datagrams). */
     long gsoSends() {
-        return gsoSends;
+        return stats.gsoMessages;
     }
 
     @Override
@@ -280,12 +305,17 @@ final class LinuxUdp implements UdpSocket {
                 }
             }
             long h = (long) msgs * MMSG_SIZE;
-            long sa = (long) i * SOCKADDR_SIZE;
-            txAddr.set(ValueLayout.JAVA_SHORT_UNALIGNED, sa, (short) AF_INET);
-            txAddr.set(BE_SHORT, sa + 2, (short) batch.port[i]);
-            txAddr.set(BE_INT, sa + 4, batch.addr[i]);
-            txHdrs.set(LONG, h + MSG_NAME, txAddr.address() + sa);
-            txHdrs.set(INT, h + MSG_NAMELEN, SOCKADDR_SIZE);
+            if (batch.port[i] == connectedPort && batch.addr[i] == connectedAddr) {
+                txHdrs.set(LONG, h + MSG_NAME, 0L); // the connected route: no lookup per datagram
+                txHdrs.set(INT, h + MSG_NAMELEN, 0);
+            } else {
+                long sa = (long) i * SOCKADDR_SIZE;
+                txAddr.set(ValueLayout.JAVA_SHORT_UNALIGNED, sa, (short) AF_INET);
+                txAddr.set(BE_SHORT, sa + 2, (short) batch.port[i]);
+                txAddr.set(BE_INT, sa + 4, batch.addr[i]);
+                txHdrs.set(LONG, h + MSG_NAME, txAddr.address() + sa);
+                txHdrs.set(INT, h + MSG_NAMELEN, SOCKADDR_SIZE);
+            }
             txHdrs.set(INT, h + MSG_FLAGS, 0);
             if (run == 1) {
                 txIov.set(LONG, (long) i * IOVEC_SIZE + 8, len);
@@ -315,8 +345,10 @@ final class LinuxUdp implements UdpSocket {
         }
         int sentMsgs = 0;
         int sent = 0;
+        SendStats st = stats;
         while (sentMsgs < msgs) {
             int r;
+            st.sendCalls++;
             try {
                 r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, txHdrs.asSlice((long) sentMsgs * MMSG_SIZE),
                         msgs - sentMsgs, 0);
@@ -342,13 +374,17 @@ final class LinuxUdp implements UdpSocket {
                 break;
             }
             for (int m = sentMsgs; m < sentMsgs + r; m++) {
-                sent += msgSegments[m];
-                if (msgSegments[m] > 1) {
-                    gsoSends++;
+                int segs = msgSegments[m];
+                sent += segs;
+                if (segs > 1) {
+                    st.gsoMessages++;
+                    st.gsoSegments += segs;
                 }
             }
+            st.messages += r;
             sentMsgs += r;
         }
+        st.datagrams += sent;
         return sent;
     }
 
@@ -403,6 +439,8 @@ final class LinuxUdp implements UdpSocket {
             batch.addr[i] = rxAddr.get(BE_INT, sa + 4);
             batch.ecn[i] = 0;
             batch.segmentSize[i] = 0;
+            // A datagram longer than the slot arrives cut short: the caller must drop it, not parse it.
+            batch.truncated[i] = (rxHdrs.get(INT, h + MSG_FLAGS) & MSG_TRUNC) != 0;
             // Walk the control messages: IP_TOS carries the ECN bits, UDP_GRO the segment size.
             long clen = rxHdrs.get(LONG, h + MSG_CONTROLLEN);
             long base = (long) i * CONTROL_SIZE;

@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A batch of datagram slots in native memory, with per-slot metadata: length, IPv4 address and port (the
- * destination when sending, the source when receiving), the received ECN codepoint and GRO segment size, and
+ * destination when sending, the source when receiving), the received ECN codepoint, GRO segment size and
+ * truncation, and
  * which socket a transmit slot belongs to. Slices are made once, so filling and draining allocate nothing.
  */
 final class PacketBatch {
@@ -18,6 +19,8 @@ final class PacketBatch {
     final int[] port;
     final int[] ecn;
     final int[] segmentSize;
+    /** Received only: the datagram was longer than its slot and arrived cut short (MSG_TRUNC). */
+    final boolean[] truncated;
     final int[] socket;
     int count;
 
@@ -34,6 +37,7 @@ final class PacketBatch {
         this.port = new int[capacity];
         this.ecn = new int[capacity];
         this.segmentSize = new int[capacity];
+        this.truncated = new boolean[capacity];
         this.socket = new int[capacity];
     }
 }

@@ -19,6 +19,18 @@ interface UdpSocket extends AutoCloseable {
     /** Receives up to {@code batch.capacity} datagrams into slots 0..; returns how many (0 when none wait). */
     int receive(PacketBatch batch) throws IOException;
 
+    /**
+     * Fixes the socket's destination ({@code connect(2)}): sends to it then skip the route lookup per datagram
+     * ({@code addr} an IPv4 address as an int). Other destinations still work. False when not supported or refused.
+     */
+    default boolean connect(int addr, int port) {
+        return false;
+    }
+
+    /** From now on, adds what this socket sends to {@code stats} (which may be shared by several sockets). */
+    default void countInto(SendStats stats) {
+    }
+
     /** True when received datagrams carry their real ECN codepoint. */
     boolean seesEcn();
 

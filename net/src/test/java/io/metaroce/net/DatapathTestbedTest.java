@@ -1,5 +1,6 @@
 package io.metaroce.net;
 
+import org.junit.jupiter.api.Tag;
 import io.metaroce.net.testbed.Testbed;
 import io.metaroce.net.testbed.TestbedSpec;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +28,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * host namespace ({@link TestbedPeer}). Needs root, ip, tc and nft; skipped otherwise unless
  * {@code METAROCE_TESTBED_REQUIRED} is set (CI sets it).
  */
+@Tag("root")
+@Tag("slow")
 class DatapathTestbedTest {
     private static final int PORT = 4793;
     private String name;

@@ -1,4 +1,5 @@
 package io.metaroce.sim;
+import io.metaroce.core.wire.Ecn;
 
 /**
  * Constant-rate filler traffic queued on one {@link SwitchPort} (to congest one path among many): packets of a
@@ -55,7 +56,7 @@ final class CrossTraffic implements EventHandler {
         p.dst = dst;
         p.plane = plane;
         p.pathId = 0;
-        p.ecn = 0;
+        p.ecn = Ecn.NOT_ECT;
         p.opcode = 0;
         p.data = false;
         p.kind = KIND;

@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  * <p>Metrics: {@code goodput_gbps} (payload placed at the receivers over the workload's duration),
  * {@code mean_fct_us}, {@code p99_completion_latency_us}, {@code max_fct_us} (per flow: start to the sender's last
  * completion), {@code completion_time_us}, {@code algbw_gbps}, {@code busbw_gbps} (collectives), {@code drops}
- * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code pfc_pauses}, {@code pfc_paused_us},
+ * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code trimmed} (with {@code fabric.trimming}),
+ * {@code pfc_pauses}, {@code pfc_paused_us},
  * {@code retransmits}, {@code timeouts}, {@code path_failovers}, {@code flows}, {@code flows_completed},
  * {@code error_completions}, {@code data_correct} (with {@code verify}), {@code max_queue_bytes},
  * {@code jain_fairness} (Jain's index over every flow's mean goodput from its start to its completion, or to the
@@ -33,7 +34,9 @@ import java.util.SplittableRandom;
  * {@code other_paths_mean_gbps}, {@code other_paths_min_gbps}, and {@code events}, {@code data_packets},
  * {@code sim_time_us}, {@code wall_s}, for the load spread over switch-to-switch links (E6)
  * {@code fabric_links_used}, {@code fabric_link_max_gbps}, {@code fabric_link_min_gbps},
- * {@code fabric_link_imbalance}, plus every transport counter not named above.
+ * {@code fabric_link_imbalance}, the metrics of {@link RunAddOns} (FCT slowdown; for hotspot and storm workloads
+ * the victims' goodput and PFC pauses per hop; with {@code controller.periodPs} or {@code controller.watch} the
+ * hot-link ground truth and the controller's moves), plus every transport counter not named above.
  *
  * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
  * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},
@@ -167,6 +170,7 @@ public final class Experiment {
         private Sampler sampler;
         private CrossTraffic cross;
         private Link crossLink;
+        private RunAddOns addOns;
         private long wall0;
         private long lastProgressWall;
         private long lastProgressEvents;
@@ -198,15 +202,18 @@ public final class Experiment {
             QueuePair paths = transport instanceof MetaRoceTransport mt ? mt.senderQp(0) : null;
             sampler = new Sampler(loop, spec.sampleIntervalPs, transport, workload, fabric, ports, links, crossLink,
                     cross, paths, Math.max(1, spec.maxSeriesColumns), this::tick);
+            addOns = new RunAddOns(spec, loop, fabric, transport, workload);
             scheduleFaults();
             if (spec.limitPs <= 0) {
                 throw new IllegalArgumentException("limitPs must be positive");
             }
             sampler.start(0);
+            addOns.start(0);
             wall0 = System.nanoTime();
             lastProgressWall = wall0;
             loop.run(spec.limitPs);
             sampler.stop();
+            addOns.stop();
             long wallNs = System.nanoTime() - wall0;
             if (progress != null) {
                 progress.progress(loop.nowPs(), spec.limitPs, loop.eventsProcessed(), wallNs);
@@ -214,14 +221,11 @@ public final class Experiment {
             RunResult r = new RunResult();
             metrics(r.metrics, wallNs);
             r.series.addAll(sampler.series());
+            r.series.addAll(addOns.series(r.metrics));
             return r;
         }
 
         private CrossTraffic crossTraffic(WorkloadSpec w, SwitchPort port) {
-            if (!(transport instanceof MetaRoceTransport)) {
-                throw new IllegalArgumentException("cross traffic needs the metaroce transport (its hosts discard"
-                        + " the filler)");
-            }
             if (w.crossDst < 0 || w.crossDst >= fabric.hosts()) {
                 throw new IllegalArgumentException("cross traffic destination host " + w.crossDst + " outside 0.."
                         + (fabric.hosts() - 1));
@@ -438,6 +442,9 @@ public final class Experiment {
             m.put("drops_buffer", drops[0]);
             m.put("drops_link", drops[1]);
             m.put("ecn_marks", ecnMarks(fabric));
+            if (fabric.config().trimming) {
+                m.put("trimmed", fabric.sumPorts(SwitchPort::trimmed)); // data packets cut to headers, not dropped
+            }
             long pauses = 0;
             long pausedPs = 0;
             long maxQueue = 0;
@@ -477,6 +484,7 @@ public final class Experiment {
             fabricLinks(m, duration);
             planeFailure(m, rttPs);
             crossMetrics(m, duration);
+            addOns.metrics(m, start, end, rttPs);
             counters.forEach((k, v) -> {
                 if (!m.containsKey(k)) {
                     m.put(k, v);

@@ -29,6 +29,8 @@ public final class ExperimentSpec {
     public final RoceConfig roce = new RoceConfig();
     /** What the hosts do. */
     public final WorkloadSpec workload = new WorkloadSpec();
+    /** A central flow controller re-pinning flows off hot links (E7); off unless {@code controller.periodPs > 0}. */
+    public final ControllerConfig controller = new ControllerConfig();
     /** Scripted faults, in any order. */
     public final List<FaultSpec> faults = new ArrayList<>();
     /** Period of the time series (goodput, queue depth, fairness). */

@@ -19,6 +19,10 @@ public final class FabricConfig {
     public static final String ECMP = "ecmp";
     /** Routing name: per-packet adaptive, the least-queued equal-cost uplink (ties broken by seeded randomness). */
     public static final String ADAPTIVE = "adaptive";
+    /** ECN marking point: the queue a packet finds on arrival. */
+    public static final String ENQUEUE = "enqueue";
+    /** ECN marking point: the queue behind a packet as it leaves (switch ports then serialize packet by packet). */
+    public static final String DEQUEUE = "dequeue";
 
     /** Defaults: 16 hosts, 4 per leaf, 4 spines, 1 plane, 100 Gb/s, 1 us links, 1 MiB buffers, DCQCN-ish ECN. */
     public FabricConfig() {
@@ -86,6 +90,21 @@ public final class FabricConfig {
     /** PFC: the paused upstream port resumes when the ingress drains to this many bytes; 0 = XOFF / 2. */
     public long pfcXonBytes = 0;
 
+    /** Where switch ports decide ECN marks: {@link #ENQUEUE} (default) or {@link #DEQUEUE}. */
+    public String ecnMarkAt = ENQUEUE;
+    /**
+     * Failure detection delay (ps): this long after a switch-to-switch cable goes down (or back up) the switches
+     * at its ends withdraw it from (or return it to) their ECMP groups; -1 (default): never, so a dead uplink keeps
+     * its share of flows.
+     */
+    public long linkFailureDetectPs = -1;
+    /**
+     * Switch ports trim the data packets their buffer cannot take to their headers and forward them ahead of data
+     * (UET); the engine does not yet read a trimmed packet as a loss signal, so today it is a drop counted at the
+     * receiver instead of at the switch.
+     */
+    public boolean trimming = false;
+
     public FabricConfig topology(String v) { topology = v; return this; }
     public FabricConfig hosts(int v) { hosts = v; return this; }
     public FabricConfig hostsPerLeaf(int v) { hostsPerLeaf = v; return this; }
@@ -135,6 +154,13 @@ public final class FabricConfig {
         return (double) hostsPerLeaf * hostRateBps / ((double) spines * fabricRateBps);
     }
 
+    public FabricConfig ecnMarkAt(String v) { ecnMarkAt = v; return this; }
+    public FabricConfig linkFailureDetectPs(long v) { linkFailureDetectPs = v; return this; }
+    public FabricConfig trimming(boolean v) { trimming = v; return this; }
+
+    /** True when switch ports mark ECN at dequeue (validated: otherwise at enqueue). */
+    public boolean ecnAtDequeue() { return DEQUEUE.equals(ecnMarkAt); }
+
     /** True when switches route adaptively (validated: otherwise ECMP). */
     public boolean adaptiveRouting() { return ADAPTIVE.equals(routing); }
 
@@ -155,6 +181,10 @@ public final class FabricConfig {
                 "fabric.topology must be " + LEAF_SPINE + " or " + FAT_TREE + ", got " + topology);
         require(ECMP.equals(routing) || ADAPTIVE.equals(routing),
                 "fabric.routing must be " + ECMP + " or " + ADAPTIVE + ", got " + routing);
+        require(ENQUEUE.equals(ecnMarkAt) || DEQUEUE.equals(ecnMarkAt),
+                "fabric.ecnMarkAt must be " + ENQUEUE + " or " + DEQUEUE + ", got " + ecnMarkAt);
+        require(linkFailureDetectPs >= -1, "fabric.linkFailureDetectPs must be >= 0 (or -1: never), got "
+                + linkFailureDetectPs);
         require(hosts >= 1, "fabric.hosts must be >= 1, got " + hosts);
         require(planes >= 1 && planes <= 256, "fabric.planes must be in 1..256, got " + planes);
         if (FAT_TREE.equals(topology)) {

@@ -64,6 +64,8 @@ abstract class FabricGraph implements Fabric {
                 cfg.ecnPmax, rng.split());
         sp.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);
         sp.setPfc(cfg.pfc);
+        sp.setEcnAtDequeue(cfg.ecnAtDequeue());
+        sp.setTrimming(cfg.trimming);
         switchPorts.add(sp);
         return sw.addPort(sp);
     }
@@ -100,6 +102,10 @@ abstract class FabricGraph implements Fabric {
         int bi = port(b, ba);
         ab.connect(b, bi);
         ba.connect(a, ai);
+        if (cfg.linkFailureDetectPs >= 0) {
+            new LinkMonitor(loop, a, ai, ab, ba, cfg.linkFailureDetectPs);
+            new LinkMonitor(loop, b, bi, ba, ab, cfg.linkFailureDetectPs);
+        }
         return ab;
     }
 

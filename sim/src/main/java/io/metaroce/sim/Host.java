@@ -34,6 +34,9 @@ public final class Host implements PacketSink {
     private long crossPackets;
     private boolean pumping;
     private boolean pumpAgain;
+    /** Entropy + 1 per (destination, path) a controller re-pinned, at dst * MAX_PATHS + path; null until then. */
+    private int[] steering;
+    private static final int MAX_PATHS = 256;
 
     /** Host {@code index} with {@code engine}, sending on {@code nics[plane]}. */
     public Host(int index, Engine engine, EventLoop loop, PacketPool pool, SwitchPort[] nics) {
@@ -55,6 +58,28 @@ public final class Host implements PacketSink {
     public long crossPackets() { return crossPackets; }
     /** The engine wake-up timer (for event accounting). */
     public Timer wakeTimer() { return wake; }
+
+    /**
+     * Re-pins this host's packets to {@code dst} on engine path {@code pathId} (0..255) to ECMP entropy
+     * {@code entropy} (the UDP source port offset the switches hash), as a controller rewriting a flow's source
+     * port would; the engine does not notice.
+     */
+    public void steer(int dst, int pathId, int entropy) {
+        if (dst < 0 || pathId < 0 || pathId >= MAX_PATHS || entropy < 0) {
+            throw new IllegalArgumentException("steer dst " + dst + " path " + pathId + " entropy " + entropy);
+        }
+        int need = (dst + 1) * MAX_PATHS;
+        if (steering == null || steering.length < need) {
+            steering = steering == null ? new int[need] : java.util.Arrays.copyOf(steering, need);
+        }
+        steering[dst * MAX_PATHS + pathId] = entropy + 1;
+    }
+
+    /** The ECMP entropy of this host's packets to {@code dst} on engine path {@code pathId}. */
+    public int entropy(int dst, int pathId) {
+        int i = dst * MAX_PATHS + pathId;
+        return steering == null || i >= steering.length || steering[i] == 0 ? pathId : steering[i] - 1;
+    }
 
     /** Polls {@code cq} after every engine call and reports its completions to {@code l}. */
     public void watchCompletions(CompletionQueue queue, CompletionListener l) {
@@ -87,7 +112,7 @@ public final class Host implements PacketSink {
             p.src = index;
             p.dst = tx.peer();
             p.plane = tx.plane();
-            p.pathId = tx.pathId();
+            p.pathId = steering == null ? tx.pathId() : entropy(p.dst, tx.pathId());
             p.ecn = tx.ecn();
             p.opcode = tx.opcode();
             p.data = Opcode.isData(p.opcode) || p.opcode == Opcode.READ_REQ;

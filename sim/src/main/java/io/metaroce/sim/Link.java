@@ -19,6 +19,8 @@ public final class Link implements EventHandler {
     private PacketSink to;
     private int toPort;
     private SwitchPort source;
+    private static final LinkMonitor[] NO_WATCHERS = {};
+    private LinkMonitor[] watchers = NO_WATCHERS; // shared while empty: a large fabric has tens of thousands of links
     private double lossProbability;
     private boolean up = true;
 
@@ -57,6 +59,12 @@ public final class Link implements EventHandler {
         this.source = port;
     }
 
+    /** {@code m} hears of every change of this link's state. */
+    void watch(LinkMonitor m) {
+        watchers = java.util.Arrays.copyOf(watchers, watchers.length + 1);
+        watchers[watchers.length - 1] = m;
+    }
+
     /** The output port feeding this link (the one a PFC pause from the far end stops). */
     public SwitchPort source() { return source; }
 
@@ -81,6 +89,11 @@ public final class Link implements EventHandler {
      * with their departure times); the port keeps serializing into the dead link, as a real port does.
      */
     public void setUp(boolean isUp) {
+        if (isUp != up) {
+            for (LinkMonitor w : watchers) {
+                w.changed();
+            }
+        }
         if (!isUp && up) {
             while (count > 0) {
                 Packet p = pool.get(ring[head]);

@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -7,8 +8,8 @@ import java.lang.foreign.MemorySegment;
  * enough for the engine's largest datagram. Identified by {@link #id} so events can carry it as a long.
  */
 public final class Packet {
-    /** ECN codepoint CE. */
-    public static final int ECN_CE = 3;
+    /** The CE codepoint, {@link Ecn#CE} (one definition; this name stays for code not yet switched to Ecn). */
+    public static final int ECN_CE = Ecn.CE;
 
     final int id;
     final byte[] buf;
@@ -21,6 +22,8 @@ public final class Packet {
     int ecn;
     int opcode;
     boolean data;
+    /** Cut to its headers by a trimming switch ({@code fabric.trimming}); reset when released to the pool. */
+    boolean trimmed;
     /** In-port of the switch currently holding the packet (PFC ingress accounting); set on arrival. */
     int inPort;
     /**
@@ -49,6 +52,8 @@ public final class Packet {
     public int opcode() { return opcode; }
     /** True for data-bearing packets (and READ requests). */
     public boolean isData() { return data; }
+    /** True when a switch trimmed this data packet to its headers instead of dropping it. */
+    public boolean isTrimmed() { return trimmed; }
     /** The datagram bytes, {@code [0, length)}. */
     public byte[] bytes() { return buf; }
 }

@@ -56,6 +56,7 @@ public final class PacketPool {
     }
 
     public void release(Packet p) {
+        p.trimmed = false;
         free[freeCount++] = p.id;
     }
 

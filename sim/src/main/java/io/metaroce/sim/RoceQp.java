@@ -11,7 +11,8 @@ final class RoceQp {
     final int src;
     final int dst;
     final int plane;
-    final int pathId;
+    /** UDP source port entropy (49152 + pathId); a controller may re-pin the QP by changing it. */
+    int pathId;
     final Timer rto;
     /** Null until the first CNP (line rate). */
     Dcqcn dcqcn;

@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,9 +12,11 @@ import java.util.SplittableRandom;
  * CNPs ({@link Dcqcn}).
  *
  * <ul>
- *   <li>Path: each QP gets a seeded plane (spread over planes) and a seeded 14-bit path id, the UDP source
- *       port entropy ({@code 49152 + pathId}) by which ECMP pins it to one path. ACK/NAK/CNP go back on the
- *       same plane with the same port.</li>
+ *   <li>Path: each QP gets a seeded plane and a seeded 14-bit path id, the UDP source port entropy
+ *       ({@code 49152 + pathId}) by which ECMP pins it to one path. Further QPs between the same two hosts take
+ *       the following planes in turn (the k-th on the first QP's plane + k), as deployments spread a host pair's
+ *       QPs over their NICs: with one QP per plane per pair every plane carries one. ACK/NAK/CNP go back on
+ *       the same plane with the same port.</li>
  *   <li>Requester: messages are sent in posting order, segmented into {@link RoceConfig#mtu} payloads, ECT(0),
  *       paced at the QP's DCQCN rate (line rate, the host link rate, until a CNP). QPs of one NIC port share
  *       it: the port sends one packet per serialization time, picking the QP whose pacer allows the earliest
@@ -47,7 +50,6 @@ public final class RoceTransport implements Transport {
     static final int OP_WRITE_ONLY_IMM = 0x0B;
     static final int OP_ACKNOWLEDGE = 0x11;
     static final int OP_CNP = 0x81;
-    private static final int ECT0 = 2;
 
     private static final Listener NO_LISTENER = new Listener() {
         @Override public void delivered(int conn, long tag, long nowPs) { }
@@ -67,6 +69,8 @@ public final class RoceTransport implements Transport {
     private final EventHandler flushHandler = this::onFlush;
     private RoceQp[] qps = new RoceQp[16];
     private int qpCount;
+    /** Per (src, dst) pair: its first QP's plane and how many QPs it has (for spreading over planes). */
+    private final Map<Long, int[]> pairPlanes = new java.util.HashMap<>();
     private Listener listener = NO_LISTENER;
 
     private long dataPacketsSent;
@@ -82,6 +86,8 @@ public final class RoceTransport implements Transport {
     private long ceReceived;
     private long qpErrors;
     private long internalErrors;
+    private long crossDiscarded;
+    private long trimmedDrops;
 
     /** A RoCEv2 endpoint on every host of {@code fabric}; attaches to every host's downlinks. */
     public RoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, RoceConfig cfg, SplittableRandom rng) {
@@ -127,8 +133,10 @@ public final class RoceTransport implements Transport {
         if (src == dst) {
             throw new IllegalArgumentException("a connection needs two hosts, got " + src + " -> " + dst);
         }
-        int plane = rng.nextInt(fabric.planes());
+        int seededPlane = rng.nextInt(fabric.planes());
         int pathId = rng.nextInt(1 << 14);
+        int[] pair = pairPlanes.computeIfAbsent((long) src << 32 | dst, k -> new int[] {seededPlane, 0});
+        int plane = (pair[0] + pair[1]++) % fabric.planes(); // the first QP keeps its seeded plane
         if (qpCount == qps.length) {
             qps = Arrays.copyOf(qps, qpCount * 2);
         }
@@ -148,6 +156,18 @@ public final class RoceTransport implements Transport {
 
     /** The path id (UDP source port minus 49152) of connection {@code conn}. */
     public int pathId(int conn) { return qp(conn).pathId; }
+
+    /**
+     * Re-pins connection {@code conn} to another path: its packets from now on (data, and the ACKs, NAKs and CNPs
+     * answering them) carry UDP source port entropy {@code pathId} (0..16383), as a controller does by rewriting
+     * a flow's source port. Packets already in the fabric keep their path, so the receiver may see a PSN gap.
+     */
+    public void setPathId(int conn, int pathId) {
+        if (pathId < 0 || pathId >= 1 << 14) {
+            throw new IllegalArgumentException("path id " + pathId + " outside 0..16383");
+        }
+        qp(conn).pathId = pathId;
+    }
 
     /** The current DCQCN rate of {@code conn} in b/s (line rate before its first CNP). */
     public double rateBps(int conn) { return rateOf(qp(conn)); }
@@ -204,6 +224,10 @@ public final class RoceTransport implements Transport {
         m.put("qp_errors", qpErrors);
         m.put("data_packets_sent", dataPacketsSent);
         m.put("internal_errors", internalErrors);
+        m.put("cross_packets_discarded", crossDiscarded);
+        if (fabric.config().trimming) {
+            m.put("trimmed_drops", trimmedDrops);
+        }
         return m;
     }
 
@@ -284,7 +308,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.dst;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = ECT0;
+        p.ecn = Ecn.ECT0;
         p.opcode = first && last ? OP_WRITE_ONLY_IMM : first ? OP_WRITE_FIRST : last ? OP_WRITE_LAST_IMM
                 : OP_WRITE_MIDDLE;
         p.data = true;
@@ -319,7 +343,7 @@ public final class RoceTransport implements Transport {
         p.dst = qp.src;
         p.plane = qp.plane;
         p.pathId = qp.pathId;
-        p.ecn = 0;
+        p.ecn = Ecn.NOT_ECT;
         p.opcode = kind == KIND_CNP ? OP_CNP : OP_ACKNOWLEDGE;
         p.data = false;
         p.flow = qp.id;
@@ -332,6 +356,16 @@ public final class RoceTransport implements Transport {
     // receive path --------------------------------------------------------------------------------------
 
     private void receive(int host, Packet p) {
+        if (p.kind == CrossTraffic.KIND) {
+            crossDiscarded++; // filler congesting a path, not for the transport
+            pool.release(p);
+            return;
+        }
+        if (p.isTrimmed()) {
+            trimmedDrops++; // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
+            pool.release(p);
+            return;
+        }
         int conn = p.flow;
         RoceQp qp = conn >= 0 && conn < qpCount ? qps[conn] : null;
         int kind = p.kind;
@@ -361,7 +395,7 @@ public final class RoceTransport implements Transport {
 
     private void onData(RoceQp qp, Packet p) {
         long now = loop.nowPs();
-        if (p.ecn == Packet.ECN_CE) {
+        if (p.ecn == Ecn.CE) {
             ceReceived++;
             if (qp.lastCnpPs == Long.MIN_VALUE || now - qp.lastCnpPs >= cfg.cnpIntervalPs) {
                 qp.lastCnpPs = now;

@@ -36,17 +36,21 @@ import java.util.SplittableRandom;
  * (16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
  * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time),
  * {@code --payload on|off} (off: the engines elide payload bytes, {@code EngineConfig.elidePayload}, as htsim
- * carries none; on: every byte is copied and CRC-checked).
+ * carries none; on: every byte is copied and CRC-checked), {@code --workload permutation|alltoall} (alltoall: every
+ * ordered pair of hosts on its own connection, 512 KiB each unless {@code --flow-bytes}, htsim's all-to-all; the
+ * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows).
  */
 public final class SimBench {
     private SimBench() {
     }
 
     /** Benchmark parameters, from the command line. */
-    record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload) {
+    record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload,
+                  boolean allToAll) {
         static Params parse(String[] args) {
             int k = 8;
-            long flowBytes = 2_000_000;
+            long flowBytes = -1;
+            boolean allToAll = false;
             long seed = 1;
             int paths = 16;
             int warmups = 1;
@@ -58,6 +62,9 @@ public final class SimBench {
                     throw new IllegalArgumentException("missing value after " + a);
                 }
                 String v = args[++i];
+                if (!a.equals("--workload") && !a.equals("--payload") && !v.matches("-?[0-9]{1,18}")) {
+                    throw new IllegalArgumentException(a + " expects a whole number, got '" + v + "'");
+                }
                 switch (a) {
                     case "--k" -> k = Integer.parseInt(v);
                     case "--flow-bytes" -> flowBytes = Long.parseLong(v);
@@ -65,16 +72,25 @@ public final class SimBench {
                     case "--paths" -> paths = Integer.parseInt(v);
                     case "--warmups" -> warmups = Integer.parseInt(v);
                     case "--limit-ms" -> limitMs = Long.parseLong(v);
+                    case "--workload" -> allToAll = switch (v) {
+                        case "alltoall" -> true;
+                        case "permutation" -> false;
+                        default -> throw new IllegalArgumentException("--workload takes permutation or alltoall, got "
+                                + v);
+                    };
                     case "--payload" -> payload = switch (v) {
                         case "on" -> true;
                         case "off" -> false;
                         default -> throw new IllegalArgumentException("--payload takes on or off, got " + v);
                     };
                     default -> throw new IllegalArgumentException("unknown option " + a
-                            + " (options: --k --flow-bytes --seed --paths --warmups --limit-ms --payload)");
+                            + " (options: --k --workload --flow-bytes --seed --paths --warmups --limit-ms --payload)");
                 }
             }
-            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload);
+            if (flowBytes < 0) {
+                flowBytes = allToAll ? 512 * 1024 : 2_000_000; // htsim's scenarios
+            }
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll);
         }
     }
 
@@ -83,10 +99,10 @@ public final class SimBench {
         Params p = Params.parse(args);
         for (int w = 0; w < p.warmups(); w++) {
             Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs(),
-                    p.payload()));
+                    p.payload(), false));
             b.run();
             System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
-                    b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.hosts.length);
+                    b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.flows);
         }
         long setup0 = System.nanoTime();
         Bench b = new Bench(p);
@@ -118,6 +134,8 @@ public final class SimBench {
         final Fabric fabric;
         final Host[] hosts;
         final Arena arena = Arena.ofAuto();
+        final int flows;
+        final long rssBeforeQpsKb;
         int completed;
         long lastCompletionPs;
         long wallNs;
@@ -149,25 +167,36 @@ public final class SimBench {
                 hosts[i] = new Host(i, engines[i], loop, pool, fabric.nics(i));
                 fabric.attach(i, hosts[i]);
                 pds[i] = engines[i].allocPd();
-                cqs[i] = engines[i].createCq(64);
+                cqs[i] = engines[i].createCq(p.allToAll() ? 2 * n : 64);
                 hosts[i].watchCompletions(cqs[i], this::completed);
             }
-            int[] perm = derangement(n, new SplittableRandom(p.seed() ^ 0x5eed));
+            rssBeforeQpsKb = rssKb();
+            MemoryRegion[] src = new MemoryRegion[n];
+            MemoryRegion[] dst = new MemoryRegion[n];
             for (int i = 0; i < n; i++) {
-                int d = perm[i];
-                QueuePair qa = engines[i].createQp(pds[i], cqs[i], cqs[i]);
-                QueuePair qb = engines[d].createQp(pds[d], cqs[d], cqs[d]);
-                int psnA = master.nextInt(1 << 24);
-                int psnB = master.nextInt(1 << 24);
-                qa.connect(d, qb.qpn(), psnA, psnB);
-                qb.connect(i, qa.qpn(), psnB, psnA);
-                MemoryRegion src = engines[i].registerMemory(pds[i], source, Access.LOCAL_WRITE);
-                MemoryRegion dst = engines[d].registerMemory(pds[d], sink, Access.ALL);
-                int rc = qa.postWrite(i, src, 0, (int) p.flowBytes(), dst.address(), dst.rkey(), QueuePair.SIGNALED);
-                if (rc != QueuePair.OK) {
-                    throw new IllegalStateException("postWrite failed: " + rc);
+                src[i] = engines[i].registerMemory(pds[i], source, Access.LOCAL_WRITE);
+                dst[i] = engines[i].registerMemory(pds[i], sink, Access.ALL);
+            }
+            int[] perm = derangement(n, new SplittableRandom(p.seed() ^ 0x5eed));
+            int f = 0;
+            for (int i = 0; i < n; i++) {
+                for (int j = 1; j < (p.allToAll() ? n : 2); j++) {
+                    // all-to-all: every ordered pair, each on its own connection (htsim's 128 x 127 flows)
+                    int d = p.allToAll() ? (i + j) % n : perm[i];
+                    QueuePair qa = engines[i].createQp(pds[i], cqs[i], cqs[i]);
+                    QueuePair qb = engines[d].createQp(pds[d], cqs[d], cqs[d]);
+                    int psnA = master.nextInt(1 << 24);
+                    int psnB = master.nextInt(1 << 24);
+                    qa.connect(d, qb.qpn(), psnA, psnB);
+                    qb.connect(i, qa.qpn(), psnB, psnA);
+                    int rc = qa.postWrite(f++, src[i], 0, (int) p.flowBytes(), dst[d].address(), dst[d].rkey(),
+                            QueuePair.SIGNALED);
+                    if (rc != QueuePair.OK) {
+                        throw new IllegalStateException("postWrite failed: " + rc);
+                    }
                 }
             }
+            flows = f;
             for (Host h : hosts) {
                 h.pump();
             }
@@ -179,7 +208,7 @@ public final class SimBench {
             }
             completed++;
             lastCompletionPs = nowPs;
-            if (completed == hosts.length) {
+            if (completed == flows) {
                 loop.stop();
             }
         }
@@ -232,14 +261,18 @@ public final class SimBench {
             for (Link l : fabric.links()) {
                 linkDrops += l.dropped();
             }
-            long simPs = completed == hosts.length ? lastCompletionPs : loop.nowPs();
+            long simPs = completed == flows ? lastCompletionPs : loop.nowPs();
             double goodput = (double) completed * p.flowBytes() * 8.0 / Math.max(1, simPs) * 1000.0;
             double rssMb = peakRssKb() / 1024.0;
             double pps = data / Math.max(1e-9, wallS);
             double epp = (double) events / Math.max(1, data);
-            System.out.printf("k=%d hosts=%d paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
-                            + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.paths(), hosts.length, completed,
-                    p.flowBytes(), simPs / 1e6, goodput);
+            double perConnKb = (peakRssKb() - rssBeforeQpsKb) / (double) flows;
+            System.out.printf("k=%d hosts=%d workload=%s paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
+                            + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.allToAll() ? "alltoall" : "permutation",
+                    p.paths(), flows, completed, p.flowBytes(), simPs / 1e6, goodput);
+            System.out.printf("memory: peak RSS %.1f MB, %.1f MB before the connections were made: %.1f KB per "
+                    + "connection (peak RSS / flows: %.1f KB; a connection is a QP at each end)%n", rssMb,
+                    rssBeforeQpsKb / 1024.0, perConnKb, peakRssKb() / (double) flows);
             System.out.printf("dataPackets=%d events=%d setup=%.3f s wall=%.3f s cpu=%.3f s (the simulating thread; "
                     + "below wall when other processes compete for the cores)%n", data, events, setupS, wallS,
                     cpuNs / 1e9);
@@ -252,17 +285,27 @@ public final class SimBench {
             System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d%n", hostTx, hostRx,
                     wakes, stale);
             System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "
-                            + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d%n",
+                            + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d "
+                            + "workload=%s kb_per_conn=%.1f%n",
                     p.k(), hosts.length, pps, events / wallS, epp, wallS, cpuNs / 1e9, data / Math.max(1e-9, cpuNs / 1e9),
-                    setupS, rssMb, completed, hosts.length);
+                    setupS, rssMb, completed, flows, p.allToAll() ? "alltoall" : "permutation", perConnKb);
         }
     }
 
     /** Peak resident set of this process in KiB (VmHWM), or -1 where /proc is not available. */
     static long peakRssKb() {
+        return status("VmHWM:");
+    }
+
+    /** Resident set of this process now in KiB (VmRSS), or -1 where /proc is not available. */
+    static long rssKb() {
+        return status("VmRSS:");
+    }
+
+    private static long status(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
+                if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }

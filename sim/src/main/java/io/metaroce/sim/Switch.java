@@ -9,6 +9,11 @@ package io.metaroce.sim;
  * selects a path deterministically per (seed, switch); or, in adaptive mode, per packet as the uplink with the
  * least queued bytes, ties broken by a seeded random stream.
  *
+ * <p>Failures: an uplink {@link #setWithdrawn withdrawn} (by a {@link LinkMonitor}, a detection delay after its
+ * cable went down) leaves the ECMP group, so the hash spreads over the remaining uplinks, and rejoins once back
+ * up; without a monitor a dead uplink keeps its share of flows and drops them. Adaptive routing skips uplinks that
+ * are paused by PFC or whose link is down at once (the port's own state), unless every uplink is.
+ *
  * <p>PFC: when enabled, the switch accounts the bytes each in-port has buffered (in any output queue); above
  * XOFF it pauses the output port feeding that in-port's link, at or below XON it resumes it. The pause and
  * resume are events landing at the upstream port one link delay later (frames that are not modelled as
@@ -31,6 +36,9 @@ public final class Switch implements PacketSink {
     private int downDiv = 1;
     private int downBase;
     private int[] uplinks = new int[0];
+    private int[] group = uplinks; // the uplinks in the ECMP group: all but the withdrawn ones
+    private boolean[] withdrawn = new boolean[0]; // by port
+    private long withdrawals;
     private boolean adaptive;
     private long tieState;
     private long received;
@@ -66,6 +74,7 @@ public final class Switch implements PacketSink {
     public void setRoutes(int[] portByHost, int[] uplinkPorts) {
         this.hostPort = portByHost.clone();
         this.uplinks = uplinkPorts.clone();
+        regroup();
     }
 
     /**
@@ -82,6 +91,42 @@ public final class Switch implements PacketSink {
         this.downDiv = div;
         this.downBase = base;
         this.uplinks = uplinkPorts.clone();
+        regroup();
+    }
+
+    /**
+     * Withdraws output port {@code port} from the ECMP group ({@code true}) or lets it rejoin ({@code false});
+     * a port that is not an uplink is only remembered.
+     */
+    public void setWithdrawn(int port, boolean out) {
+        if (port >= withdrawn.length) {
+            withdrawn = java.util.Arrays.copyOf(withdrawn, Math.max(port + 1, ports.length));
+        }
+        if (withdrawn[port] != out) {
+            withdrawn[port] = out;
+            if (out) {
+                withdrawals++;
+            }
+            regroup();
+        }
+    }
+
+    private void regroup() {
+        int n = 0;
+        for (int u : uplinks) {
+            n += u < withdrawn.length && withdrawn[u] ? 0 : 1;
+        }
+        if (n == uplinks.length) {
+            group = uplinks;
+            return;
+        }
+        group = new int[n];
+        int i = 0;
+        for (int u : uplinks) {
+            if (!(u < withdrawn.length && withdrawn[u])) {
+                group[i++] = u;
+            }
+        }
     }
 
     /** Picks uplinks per packet by least queued bytes instead of by 5-tuple hash. */
@@ -120,6 +165,10 @@ public final class Switch implements PacketSink {
     public long dataReceived() { return dataReceived; }
     /** Packets dropped for want of a route (destination outside every range and no uplink). */
     public long unroutable() { return unroutable; }
+    /** Times an uplink was withdrawn from the ECMP group. */
+    public long withdrawals() { return withdrawals; }
+    /** Uplinks in the ECMP group now. */
+    public int groupSize() { return group.length; }
     /** Packets dropped at this switch's full output buffers. */
     public long bufferDrops() { return sumPorts(SwitchPort::dropped); }
     /** PFC: XOFF (pause) signals this switch sent upstream. */
@@ -154,16 +203,12 @@ public final class Switch implements PacketSink {
             dataReceived++;
         }
         int dst = p.dst;
-        int out;
-        if (hostPort != null) {
-            out = dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;
-        } else {
-            out = dst >= downLo && dst < downHi ? downBase + (dst - downLo) / downDiv : -1;
-        }
+        int out = downPort(dst);
         if (out == -1) {
-            out = uplinks.length == 0 ? -2
-                    : uplinks[adaptive ? leastQueued() : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId,
-                            UDP_DST_PORT, uplinks.length)];
+            int[] g = group;
+            out = g.length == 0 ? -2
+                    : g[adaptive ? leastQueued(g) : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId, UDP_DST_PORT,
+                            g.length)];
         }
         if (out < 0) {
             unroutable++;
@@ -172,6 +217,28 @@ public final class Switch implements PacketSink {
         }
         p.inPort = inPort;
         ports[out].enqueue(p);
+    }
+
+    /** The port down towards {@code dst}, -1 to go up, -2 for no route. */
+    private int downPort(int dst) {
+        if (hostPort != null) {
+            return dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;
+        }
+        return dst >= downLo && dst < downHi ? downBase + (dst - downLo) / downDiv : -1;
+    }
+
+    /**
+     * The output port a packet from host {@code src} to host {@code dst} with path id {@code pathId} leaves by
+     * under ECMP (the uplink its 5-tuple hashes to, whatever the routing mode), or -1 when there is no route:
+     * what a controller computes to know which links a flow crosses.
+     */
+    public int route(int src, int dst, int pathId) {
+        int out = downPort(dst);
+        if (out == -1) {
+            out = uplinks.length == 0 ? -2
+                    : uplinks[ecmpIndex(src, dst, BASE_SRC_PORT + pathId, UDP_DST_PORT, uplinks.length)];
+        }
+        return Math.max(-1, out);
     }
 
     /** The uplink index (0..n-1) this switch picks for a 5-tuple. */
@@ -183,13 +250,27 @@ public final class Switch implements PacketSink {
         return (int) Long.remainderUnsigned(h, n);
     }
 
-    /** Adaptive: index of the uplink with the fewest queued bytes; ties broken uniformly by the seeded stream. */
-    private int leastQueued() {
+    /**
+     * Adaptive: index in {@code g} of the uplink with the fewest queued bytes among those neither paused nor down
+     * (among all when none is usable); ties broken uniformly by the seeded stream.
+     */
+    private int leastQueued(int[] g) {
+        boolean any = false;
+        for (int u : g) {
+            if (usable(ports[u])) {
+                any = true;
+                break;
+            }
+        }
         int best = 0;
         long bestQ = Long.MAX_VALUE;
         int ties = 0;
-        for (int i = 0; i < uplinks.length; i++) {
-            long q = ports[uplinks[i]].queuedBytes();
+        for (int i = 0; i < g.length; i++) {
+            SwitchPort port = ports[g[i]];
+            if (any && !usable(port)) {
+                continue;
+            }
+            long q = port.queuedBytes();
             if (q < bestQ) {
                 bestQ = q;
                 best = i;
@@ -204,6 +285,10 @@ public final class Switch implements PacketSink {
             }
         }
         return best;
+    }
+
+    private static boolean usable(SwitchPort port) {
+        return !port.isPaused() && port.link().isUp();
     }
 
     /** An output port accepted {@code bytes} that arrived on {@code inPort}. */

@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import java.util.SplittableRandom;
 
 /**
@@ -19,6 +20,10 @@ import java.util.SplittableRandom;
  * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
  * scheduled on this port one link delay after the receiver decided); a paused port finishes the packet it is
  * serializing, then holds until {@link #PFC_RESUME resumed}. Pauses and paused time are counted.
+ *
+ * <p>ECN at dequeue ({@link #setEcnAtDequeue}): the mark is decided on the queue left behind a packet when its
+ * last bit leaves (what a switch marking at dequeue sees; it signals congestion one queueing delay sooner than
+ * the queue found on arrival). The port then serializes packet by packet, as with PFC.
  */
 public final class SwitchPort implements EventHandler {
     /** Event argument: the current transmission ended. */
@@ -28,6 +33,8 @@ public final class SwitchPort implements EventHandler {
     /** Event argument: a PFC XON from the far end arrives. */
     static final long PFC_RESUME = 2;
     private static final int INITIAL_RING = 16;
+    /** Datagram bytes a trimmed packet keeps: the transport's headers. */
+    public static final int TRIM_BYTES = 64;
 
     private final EventLoop loop;
     private final PacketPool pool;
@@ -43,6 +50,16 @@ public final class SwitchPort implements EventHandler {
     private Switch owner;
 
     private boolean pfc;
+    private boolean ecnAtDequeue;
+    private boolean trimming;
+    private boolean serial; // packet by packet with an event per transmission: PFC, ECN at dequeue or trimming
+    private int[] prio = new int[0]; // trimmed packets' ids (trimming only), served first
+    private int[] prioLengths = new int[0];
+    private int prioHead;
+    private int prioCount;
+    private long prioBytes;
+    private boolean txPrio; // the packet being serialized is the priority queue's head
+    private long trimmed;
     private int[] ring = new int[INITIAL_RING]; // packet ids (PFC mode only)
     private int[] lengths = new int[INITIAL_RING]; // wire sizes beside the ids: a transmission touches no packet
     private long[] departs = new long[INITIAL_RING]; // departure times (without PFC)
@@ -104,6 +121,32 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("PFC mode changes only on an empty port");
         }
         this.pfc = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+    }
+
+    /**
+     * Decides ECN marks on the queue behind a packet as it leaves ({@code true}) instead of the queue it finds on
+     * arrival ({@code false}, the default). Set before traffic.
+     */
+    public void setEcnAtDequeue(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("the ECN marking point changes only on an empty port");
+        }
+        this.ecnAtDequeue = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+    }
+
+    /** Trims data packets the buffer cannot take instead of dropping them (see the class comment). */
+    public void setTrimming(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("trimming changes only on an empty port");
+        }
+        this.trimming = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+        if (on && prio.length == 0) {
+            prio = new int[INITIAL_RING];
+            prioLengths = new int[INITIAL_RING];
+        }
     }
 
     /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
@@ -123,6 +166,8 @@ public final class SwitchPort implements EventHandler {
     public long dropped() { return dropped; }
     public long droppedData() { return droppedData; }
     public long ecnMarked() { return marked; }
+    /** Data packets trimmed to their headers instead of dropped. */
+    public long trimmed() { return trimmed; }
     /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
     public long pfcPauses() { return pfcPauses; }
     /** PFC: total virtual time this port spent paused; 0 without PFC. */
@@ -137,7 +182,7 @@ public final class SwitchPort implements EventHandler {
 
     /** Without PFC: forgets the packets whose last bit has left by now. */
     private void settle() {
-        if (pfc) {
+        if (serial) {
             return;
         }
         long now = loop.nowPs();
@@ -154,6 +199,9 @@ public final class SwitchPort implements EventHandler {
         long q = queuedBytes;
         int wire = wireLength(p);
         if (q + wire > bufferBytes) {
+            if (trimming && p.data && !p.trimmed && trim(p)) {
+                return;
+            }
             dropped++;
             if (p.data) {
                 droppedData++;
@@ -161,11 +209,8 @@ public final class SwitchPort implements EventHandler {
             pool.release(p);
             return;
         }
-        if (p.ecn != 0 && p.ecn != Packet.ECN_CE && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
-            if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
-                p.ecn = Packet.ECN_CE;
-                marked++;
-            }
+        if (!ecnAtDequeue) {
+            mark(p, q);
         }
         enqueued++;
         queuedBytes = q + wire;
@@ -178,7 +223,7 @@ public final class SwitchPort implements EventHandler {
         int tail = (head + count) & (lengths.length - 1);
         lengths[tail] = wire;
         count++;
-        if (!pfc) {
+        if (!serial) {
             long now = loop.nowPs();
             long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
             lastDepartPs = depart;
@@ -192,6 +237,53 @@ public final class SwitchPort implements EventHandler {
         }
         if (!busy && !paused) {
             startNext();
+        }
+    }
+
+    /** Cuts {@code p} to its headers into the priority queue; false when that queue is full too. */
+    private boolean trim(Packet p) {
+        int length = p.length;
+        p.length = Math.min(length, TRIM_BYTES);
+        int wire = wireLength(p);
+        if (prioBytes + wire > bufferBytes / 8) {
+            p.length = length;
+            return false;
+        }
+        p.trimmed = true;
+        trimmed++;
+        if (prioCount == prio.length) {
+            int n = prio.length;
+            int[] r = new int[n * 2];
+            int[] l = new int[n * 2];
+            for (int i = 0; i < prioCount; i++) {
+                r[i] = prio[(prioHead + i) & (n - 1)];
+                l[i] = prioLengths[(prioHead + i) & (n - 1)];
+            }
+            prio = r;
+            prioLengths = l;
+            prioHead = 0;
+        }
+        int tail = (prioHead + prioCount) & (prio.length - 1);
+        prio[tail] = p.id;
+        prioLengths[tail] = wire;
+        prioCount++;
+        prioBytes += wire;
+        if (owner != null) {
+            owner.buffered(p.inPort, wire);
+        }
+        if (!busy && !paused) {
+            startNext();
+        }
+        return true;
+    }
+
+    /** RED-style marking of ECT packet {@code p} on a queue of {@code q} bytes. */
+    private void mark(Packet p, long q) {
+        if (Ecn.capable(p.ecn) && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
+            if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
+                p.ecn = Ecn.CE;
+                marked++;
+            }
         }
     }
 
@@ -214,7 +306,9 @@ public final class SwitchPort implements EventHandler {
 
     private void startNext() {
         busy = true;
-        loop.schedule(loop.nowPs() + Units.txTimePsFast(lengths[head], psPerByteFixed), this, 0);
+        txPrio = prioCount > 0;
+        int wire = txPrio ? prioLengths[prioHead] : lengths[head];
+        loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
     }
 
     @Override
@@ -223,17 +317,30 @@ public final class SwitchPort implements EventHandler {
             pfcSignal(arg == PFC_PAUSE);
             return;
         }
-        Packet p = pool.get(ring[head]);
-        int wire = lengths[head];
-        queuedBytes -= wire;
-        head = (head + 1) & (ring.length - 1);
-        count--;
+        Packet p;
+        int wire;
+        if (txPrio) {
+            p = pool.get(prio[prioHead]);
+            wire = prioLengths[prioHead];
+            prioBytes -= wire;
+            prioHead = (prioHead + 1) & (prio.length - 1);
+            prioCount--;
+        } else {
+            p = pool.get(ring[head]);
+            wire = lengths[head];
+            queuedBytes -= wire;
+            head = (head + 1) & (ring.length - 1);
+            count--;
+        }
         busy = false;
         if (owner != null) {
             owner.released(p.inPort, wire);
         }
+        if (ecnAtDequeue) {
+            mark(p, queuedBytes);
+        }
         link.send(p, wire, loop.nowPs());
-        if (count > 0 && !paused) {
+        if ((count > 0 || prioCount > 0) && !paused) {
             startNext();
         }
     }
@@ -252,7 +359,7 @@ public final class SwitchPort implements EventHandler {
             return; // a transmission in progress ends normally; the next one waits
         }
         pfcPausedPs += loop.nowPs() - pausedSincePs;
-        if (!busy && count > 0) {
+        if (!busy && (count > 0 || prioCount > 0)) {
             startNext();
         }
     }

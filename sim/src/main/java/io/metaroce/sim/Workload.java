@@ -24,6 +24,8 @@ final class Workload implements Transport.Listener {
         final long bytes;
         final long startPs;
         final int[] conns;
+        /** Hotspot and storm: an incast sender into the hot receiver (false for a victim). */
+        boolean hot;
         int messages;
         int completions;
         int deliveries;
@@ -92,8 +94,9 @@ final class Workload implements Transport.Listener {
             case "permutation" -> permutation(hostCount, rng);
             case "alltoall", "all-to-all" -> allToAll(collectiveRanks(hostCount));
             case "allreduce", "all-reduce" -> allReduce(collectiveRanks(hostCount));
+            case "hotspot", "storm" -> hotspot(hostCount);
             default -> throw new IllegalArgumentException("unknown workload kind '" + spec.kind
-                    + "' (bulk, incast, permutation, alltoall, allreduce)");
+                    + "' (bulk, incast, permutation, alltoall, allreduce, hotspot, storm)");
         }
         if (flows.isEmpty()) {
             throw new IllegalArgumentException("workload " + kind + " over " + hostCount + " hosts has no flow");
@@ -141,6 +144,29 @@ final class Workload implements Transport.Listener {
         }
         for (int i = 0; i < spec.senders; i++) {
             addPairFlow((r + 1 + i) % n, r, i);
+        }
+    }
+
+    /** E6: the victim pairs from {@code startPs}, then the hot senders into the receiver from hotStartPs. */
+    private void hotspot(int n) {
+        if (spec.pairs.isBlank()) {
+            throw new IllegalArgumentException("workload " + kind + " needs victim flows in 'pairs'");
+        }
+        bulk(n);
+        int r = spec.receiver;
+        if (r < 0 || r >= n) {
+            throw new IllegalArgumentException("hot receiver " + r + " outside hosts 0.." + (n - 1));
+        }
+        long bytes = spec.hotBytes > 0 ? spec.hotBytes : spec.bytes;
+        int[] senders = HostRanges.parse("workload.hotSenders", spec.hotSenders, n);
+        for (int i = 0; i < senders.length; i++) {
+            if (senders[i] == r) {
+                throw new IllegalArgumentException("hot sender " + r + " is the hot receiver");
+            }
+            Flow f = newFlow(senders[i], r, bytes, spec.hotStartPs + i * spec.staggerPs);
+            f.hot = true;
+            f.messages = spec.messages * f.conns.length;
+            loop.schedule(f.startPs, arg -> startPairFlow(flows.get((int) arg)), f.index);
         }
     }
 

@@ -10,7 +10,10 @@ public final class WorkloadSpec {
      * {@code bulk} (explicit {@code pairs} src-dst flows, or host i to host i+hosts/2), {@code incast}
      * ({@code senders} hosts to {@code receiver}), {@code permutation} (seeded random permutation, every host sends
      * to one and receives from one), {@code alltoall} (every rank to every other), {@code allreduce} (ring
-     * reduce-scatter + all-gather, 2(N-1) steps of bytes/N each).
+     * reduce-scatter + all-gather, 2(N-1) steps of bytes/N each), {@code hotspot} (E6 congestion tree: the
+     * victim flows of {@code pairs} from {@code startPs}, and from {@code hotStartPs} an incast of
+     * {@code hotSenders} into {@code receiver}), {@code storm} (E6 pause storm: as {@code hotspot}, and the
+     * receiver's NIC stops draining at {@code hotStartPs}).
      */
     public String kind = "permutation";
     /** Bytes per flow (bulk, incast, permutation), per destination (all-to-all), or of the whole buffer (all-reduce). */
@@ -37,7 +40,7 @@ public final class WorkloadSpec {
      * Cross traffic (E8, one congested path among many): a switch port, by name ({@code Switch.name() + ":" +
      * port}), on which constant-rate filler packets addressed to host {@code crossDst} are queued from
      * {@code crossStartPs} to {@code crossStopPs} (0 = until the workload ends); empty = none. The filler takes
-     * the port's buffer and link like any packet; the destination host discards it (MetaRoCE transport only).
+     * the port's buffer and link like any packet (PFC cannot pause it); the destination host discards it.
      */
     public String crossPort = "";
     /** Cross traffic: offered rate in Gb/s. */
@@ -50,4 +53,13 @@ public final class WorkloadSpec {
     public long crossStartPs = 0;
     /** Cross traffic: stop time (0 = when the workload ends). */
     public long crossStopPs = 0;
+    /**
+     * Hotspot and storm: the incast senders into {@code receiver}, as host numbers and inclusive ranges
+     * ({@code "8..11,16..19"}); the {@code pairs} flows are the victims.
+     */
+    public String hotSenders = "";
+    /** Hotspot and storm: bytes each hot sender sends (0 = {@code bytes}). */
+    public long hotBytes = 0;
+    /** Hotspot and storm: when the hot senders start (and, for storm, when the receiver stops draining). */
+    public long hotStartPs = 0;
 }

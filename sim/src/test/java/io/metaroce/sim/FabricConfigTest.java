@@ -25,9 +25,10 @@ class FabricConfigTest {
             settings++;
             assertTrue(SIMPLE.contains(f.getType()) || f.getType().isEnum(), f.getName() + " is " + f.getType());
         }
-        assertEquals(23, settings, "a new setting? check it is simple, documented and validated");
+        assertEquals(26, settings, "a new setting? check it is simple, documented and validated");
         for (String name : new String[] {"topology", "k", "hostsPerEdge", "routing", "pfc", "pfcXoffBytes",
-            "pfcXonBytes", "wireOverheadBytes", "controlWireBytes", "linkLoss"}) {
+            "pfcXonBytes", "wireOverheadBytes", "controlWireBytes", "linkLoss", "ecnMarkAt", "linkFailureDetectPs",
+            "trimming"}) {
             FabricConfig.class.getField(name);
         }
         // what an experiment file does: fabric.topology = fat-tree, fabric.k = 4, ...

@@ -1,5 +1,6 @@
 package io.metaroce.sim;
 
+import io.metaroce.core.wire.Ecn;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ class SwitchPortTest {
         List<Long> arrivals = new ArrayList<>();
         Link link = new Link(loop, pool, 100_000_000_000L, Units.psFromNs(700), new SplittableRandom(1), "l");
         link.connect((p, in) -> {
-            arrivals.add(loop.nowPs() * 4096 + p.seq * 2L + (p.ecn == Packet.ECN_CE ? 1 : 0));
+            arrivals.add(loop.nowPs() * 4096 + p.seq * 2L + (p.ecn == Ecn.CE ? 1 : 0));
             pool.release(p);
         }, 0);
         SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));

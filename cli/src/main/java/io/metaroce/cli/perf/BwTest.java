@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.BufferInfo;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
 
@@ -71,7 +72,7 @@ final class BwTest {
                 Pattern.fill(seg, seed);
             }
             ep.data = s.register(seg);
-            ep.mine = new Wire.BufferInfo(ep.data.address(), (long) ep.slots * size, ep.data.rkey(), seed);
+            ep.mine = new BufferInfo(ep.data.address(), (long) ep.slots * size, ep.data.rkey(), seed);
             s.postRecv(ep, Wire.WR_CTRL_RECV, 0, ep.ctrl, Endpoint.ctrlRecvOffset(0), Endpoint.CTRL_RECV_SLOT);
             s.sendInfo(ep);
         }
@@ -142,8 +143,8 @@ final class BwTest {
         long off = slot * size;
         long wr = Wire.wrId(Wire.WR_DATA, ep.index, ep.posted);
         return switch (kind) {
-            case WRITE_BW -> ep.qp.postWrite(wr, ep.data, off, size, ep.peer.va() + off, ep.peer.rkey(), QueuePair.SIGNALED);
-            case READ_BW -> ep.qp.postRead(wr, ep.data, off, size, ep.peer.va() + off, ep.peer.rkey(), QueuePair.SIGNALED);
+            case WRITE_BW -> ep.qp.postWrite(wr, ep.data, off, size, ep.peer.address() + off, ep.peer.rkey(), QueuePair.SIGNALED);
+            case READ_BW -> ep.qp.postRead(wr, ep.data, off, size, ep.peer.address() + off, ep.peer.rkey(), QueuePair.SIGNALED);
             case SEND_BW -> ep.qp.postSend(wr, ep.data, off, size, QueuePair.SIGNALED);
             default -> throw new IllegalStateException(kind.id());
         };
@@ -164,7 +165,7 @@ final class BwTest {
         r.verified = true;
         for (Endpoint ep : s.eps) {
             long n = Math.min(ep.completed, ep.slots) * size;
-            long at = Pattern.mismatch(ep.data.segment(), 0, n, ep.peer.patternSeed(), 0);
+            long at = Pattern.mismatch(ep.data.segment(), 0, n, ep.peer.tag(), 0);
             if (at >= 0) {
                 r.verifyFailure = String.format(Locale.ROOT, "data mismatch: QP %d read slot %d differs from the "
                         + "server's pattern at byte %d", ep.index, at / size, at % size);
@@ -204,7 +205,8 @@ final class BwTest {
             for (Endpoint ep : s.eps) {
                 total += ep.done.messages();
                 elapsedNs = Math.max(elapsedNs, ep.done.elapsedNs());
-                peakBps += ep.done.peakBps();
+                // Every QP's DONE carries the client's peak over all its QPs: take it once, not once per QP.
+                peakBps = Math.max(peakBps, ep.done.peakBps());
                 doneSize = ep.done.size();
             }
             messages = total;
@@ -250,7 +252,7 @@ final class BwTest {
             ep.recvSlotBytes = slotLen;
             ep.slots = rx;
             ep.data = s.register(s.allocate((long) rx * slotLen));
-            ep.mine = new Wire.BufferInfo(ep.data.address(), slotLen, ep.data.rkey(), seed);
+            ep.mine = new BufferInfo(ep.data.address(), slotLen, ep.data.rkey(), seed);
             for (int i = 0; i < rx; i++) {
                 s.postRecv(ep, Wire.WR_DATA_RECV, i, ep.data, (long) i * slotLen, slotLen);
             }
@@ -261,7 +263,7 @@ final class BwTest {
                 Pattern.fill(seg, seed);
             }
             ep.data = s.register(seg);
-            ep.mine = new Wire.BufferInfo(ep.data.address(), (long) ep.slots * size, ep.data.rkey(), seed);
+            ep.mine = new BufferInfo(ep.data.address(), (long) ep.slots * size, ep.data.rkey(), seed);
             s.postRecv(ep, Wire.WR_CTRL_RECV, 0, ep.ctrl, Endpoint.ctrlRecvOffset(0), Endpoint.CTRL_RECV_SLOT);
         }
     }
@@ -285,7 +287,7 @@ final class BwTest {
         if (o.verify && mismatch == null && ep.peer != null) {
             int len = wc.byteLen();
             long used = Math.max(1, ep.peer.length() / Math.max(1, len));
-            long at = Pattern.mismatch(ep.data.segment(), (long) slot * ep.recvSlotBytes, len, ep.peer.patternSeed(),
+            long at = Pattern.mismatch(ep.data.segment(), (long) slot * ep.recvSlotBytes, len, ep.peer.tag(),
                     (k % used) * len);
             if (at >= 0) {
                 mismatch = String.format(Locale.ROOT, "data mismatch: QP %d message %d differs from the client's "
@@ -300,7 +302,7 @@ final class BwTest {
         for (Endpoint ep : s.eps) {
             long used = ep.peer.length() / ep.done.size();
             long n = Math.min(ep.done.messages(), used) * ep.done.size();
-            long at = Pattern.mismatch(ep.data.segment(), 0, n, ep.peer.patternSeed(), 0);
+            long at = Pattern.mismatch(ep.data.segment(), 0, n, ep.peer.tag(), 0);
             if (at >= 0) {
                 r.verifyFailure = String.format(Locale.ROOT, "data mismatch: QP %d slot %d differs from the client's "
                         + "pattern at byte %d", ep.index, at / ep.done.size(), at % ep.done.size());

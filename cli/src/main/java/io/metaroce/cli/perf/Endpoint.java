@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.BufferInfo;
 import io.metaroce.core.MemoryRegion;
 import io.metaroce.net.DeviceQp;
 
@@ -23,8 +24,8 @@ final class Endpoint {
     int recvSlotBytes;
     /** Message slots of {@link #data} the data moves through (bandwidth tests). */
     int slots;
-    Wire.BufferInfo mine;
-    Wire.BufferInfo peer;
+    BufferInfo mine;
+    BufferInfo peer;
     int remoteQpn = -1;
 
     // progress

@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.BufferInfo;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
 import org.HdrHistogram.Histogram;
@@ -42,14 +43,14 @@ final class LatTest {
         int seed = Pattern.seedFor(o.seed, side, ep.index);
         if (kind == TestKind.WRITE_LAT) {
             ep.data = s.register(s.allocate(slotLen));
-            ep.mine = new Wire.BufferInfo(ep.data.address(), size, ep.data.rkey(), seed);
+            ep.mine = new BufferInfo(ep.data.address(), size, ep.data.rkey(), seed);
             for (int i = 0; i < RECVS; i++) {
                 s.postRecv(ep, Wire.WR_CTRL_RECV, i, ep.ctrl, Endpoint.ctrlRecvOffset(i), Endpoint.CTRL_RECV_SLOT);
             }
         } else {
             ep.data = s.register(s.allocate((long) (RECVS + 1) * slotLen)); // RECVS receive slots, then the send source
             ep.recvSlotBytes = slotLen;
-            ep.mine = new Wire.BufferInfo(ep.data.address(), slotLen, ep.data.rkey(), seed);
+            ep.mine = new BufferInfo(ep.data.address(), slotLen, ep.data.rkey(), seed);
             for (int i = 0; i < RECVS; i++) {
                 s.postRecv(ep, Wire.WR_DATA_RECV, i, ep.data, (long) i * slotLen, slotLen);
             }
@@ -75,7 +76,7 @@ final class LatTest {
     private int post(Endpoint ep, long seq, int len, int imm) {
         long wr = Wire.wrId(Wire.WR_DATA, ep.index, seq);
         return kind == TestKind.WRITE_LAT
-                ? ep.qp.postWriteImm(wr, ep.data, 0, len, ep.peer.va(), ep.peer.rkey(), imm, QueuePair.SIGNALED)
+                ? ep.qp.postWriteImm(wr, ep.data, 0, len, ep.peer.address(), ep.peer.rkey(), imm, QueuePair.SIGNALED)
                 : ep.qp.postSend(wr, ep.data, (long) RECVS * slotLen, len, QueuePair.SIGNALED);
     }
 
@@ -122,9 +123,13 @@ final class LatTest {
         Result r = new Result();
         r.iters = n;
         r.metrics.put("lat_min_us", Report.us(hist.getMinValue()));
+        r.metrics.put("lat_p25_us", Report.us(hist.getValueAtPercentile(25)));
         r.metrics.put("lat_p50_us", Report.us(hist.getValueAtPercentile(50)));
+        r.metrics.put("lat_p75_us", Report.us(hist.getValueAtPercentile(75)));
+        r.metrics.put("lat_p90_us", Report.us(hist.getValueAtPercentile(90)));
         r.metrics.put("lat_p99_us", Report.us(hist.getValueAtPercentile(99)));
         r.metrics.put("lat_p999_us", Report.us(hist.getValueAtPercentile(99.9)));
+        r.metrics.put("lat_p9999_us", Report.us(hist.getValueAtPercentile(99.99)));
         r.metrics.put("lat_max_us", Report.us(hist.getMaxValue()));
         r.metrics.put("lat_avg_us", hist.getMean() / 1e3);
         r.metrics.put("messages", n);

@@ -3,6 +3,8 @@ package io.metaroce.cli.perf;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.net.DeviceOptions;
+import io.metaroce.cli.options.Converters;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -19,16 +21,17 @@ public final class PerfOptions {
             description = "Server to connect to (its plane-0 address). Without it: run as the server.")
     String host;
 
-    @Option(names = {"-s", "--size"}, paramLabel = "BYTES",
-            description = "Message size in bytes (default 65536 for bandwidth tests, 8 for latency tests).")
+    @Option(names = {"-s", "--size"}, paramLabel = "SIZE", converter = Converters.IntSize.class,
+            description = "Message size: bytes, or e.g. 64KiB, 1MiB, 4KB (default 65536 for bandwidth tests, 8 for "
+                    + "latency tests).")
     Integer size;
 
     @Option(names = {"-n", "--iters"}, paramLabel = "N",
             description = "Messages per QP (default 5000 for bandwidth, 1000 for latency). Exclusive with -D.")
     Long iters;
 
-    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS",
-            description = "Run for this many seconds instead of a number of iterations.")
+    @Option(names = {"-D", "--duration"}, paramLabel = "TIME", converter = Converters.Seconds.class,
+            description = "Run this long instead of a number of iterations: seconds, or e.g. 500ms, 2s.")
     Double durationS;
 
     @Option(names = "--warmup", defaultValue = "100", paramLabel = "N",
@@ -63,19 +66,48 @@ public final class PerfOptions {
             description = "Paths per QP (default ${DEFAULT-VALUE}); must match the server's.")
     int paths;
 
-    @Option(names = "--mtu", defaultValue = "4096", paramLabel = "BYTES",
-            description = "Payload bytes per packet (default ${DEFAULT-VALUE}); must match the server's.")
-    int mtu;
+    @Option(names = "--payload-mtu", paramLabel = "SIZE", converter = Converters.IntSize.class,
+            description = "Payload bytes per packet, e.g. 4096 or 8KiB (default " + DEFAULT_PAYLOAD_MTU
+                    + "); must match the server's. Not the link MTU (testbed --mtu): headers come on top.")
+    Integer payloadMtu;
+
+    @Option(names = "--mtu", paramLabel = "SIZE", converter = Converters.IntSize.class, hidden = true,
+            description = "Deprecated alias of --payload-mtu (warns).")
+    Integer deprecatedMtu;
 
     @Option(names = "--transport", defaultValue = "auto", paramLabel = "auto|ffm|channel",
             description = "UDP datapath: ffm (sendmmsg/recvmmsg, ECN), channel (portable) or auto (default).")
     String transport;
 
-    @Option(names = "--gro", description = "Ask the kernel for UDP GRO on the receive sockets.")
-    boolean gro;
+    @Option(names = "--no-gro", description = "Do not ask the kernel for UDP GRO on the receive sockets (on by default).")
+    boolean noGro;
 
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
+
+    @Option(names = "--tx-rate-gbps", paramLabel = "GBPS",
+            description = "The device's transmit pacing rate in Gb/s; 0 = off (default: the links' line rate where "
+                    + "the kernel reports one, else off).")
+    Double txRateGbps;
+
+    @Option(names = "--inbound-gbps", paramLabel = "GBPS",
+            description = "Inbound capacity the device shares among its senders, in Gb/s; 0 = off (default: as "
+                    + "--tx-rate-gbps).")
+    Double inboundGbps;
+
+    @Option(names = "--pacing-gain", paramLabel = "X",
+            description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
+    Double pacingGain;
+
+    @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
+            description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
+                    + "(inline: one thread per side, no hand-offs) (default ${DEFAULT-VALUE}).")
+    String agent;
+
+    @Option(names = "--stall-clamp-us", defaultValue = "2000", paramLabel = "US",
+            description = "Longest step of the engine's clock between two duty cycles; a longer gap (the I/O thread "
+                    + "was not scheduled) is left out of the protocol's timers; 0 = off (default ${DEFAULT-VALUE}).")
+    long stallClampUs;
 
     @Option(names = "--window", paramLabel = "PACKETS",
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
@@ -85,20 +117,21 @@ public final class PerfOptions {
             description = "How the device agent and this tool's polling thread wait when idle (default ${DEFAULT-VALUE}).")
     String idle;
 
-    @Option(names = "--inject-loss", defaultValue = "0", paramLabel = "FRACTION",
+    @Option(names = "--inject-loss", defaultValue = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
             description = "TEST ONLY: this side's receiver drops this fraction of received protocol datagrams "
                     + "before the engine sees them (not network loss).")
     double injectLoss;
 
-    @Option(names = "--min-rto-us", paramLabel = "US", description = "Minimum retransmission timeout (default: the engine's).")
+    @Option(names = "--min-rto-us", paramLabel = "TIME", converter = Converters.Micros.class,
+            description = "Minimum retransmission timeout: microseconds, or e.g. 20ms (default: the engine's).")
     Long minRtoUs;
 
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
-    @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",
-            description = "Give up when connecting takes, or the run makes no progress for, this long "
-                    + "(default ${DEFAULT-VALUE}). The server waits for its first client without limit.")
+    @Option(names = "--timeout", defaultValue = "30", paramLabel = "TIME", converter = Converters.Seconds.class,
+            description = "Give up when connecting takes, or the run makes no progress for, this long: seconds or "
+                    + "e.g. 500ms (default ${DEFAULT-VALUE} s). The server waits for its first client without limit.")
     double timeoutS;
 
     @Option(names = "--record", paramLabel = "FILE", description = "Write the experiment record (YAML) to FILE.")
@@ -117,6 +150,10 @@ public final class PerfOptions {
     @Option(names = "--expect-p99-us", paramLabel = "X", description = "Acceptance (latency tests): lat_p99_us <= X.")
     Double expectP99Us;
 
+    @Option(names = "--json", description = "Print one JSON document with the run's results on standard output "
+            + "(perftest's --out_json fields and the record's metrics); the text report goes to standard error.")
+    boolean json;
+
     @Option(names = "--stats", description = "Print the device's statistics at the end.")
     boolean stats;
 
@@ -124,10 +161,31 @@ public final class PerfOptions {
             description = "Write the device's statistics as JSON to FILE every second (read it with `metaroce stats FILE`).")
     Path statsFile;
 
+    @CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the device and the data pattern (default ${DEFAULT-VALUE}).")
     long seed;
 
+    /** Payload bytes per packet when neither --payload-mtu nor --mtu is given. */
+    static final int DEFAULT_PAYLOAD_MTU = 4096;
+
     public PerfOptions() {
+    }
+
+    /** Payload bytes per packet. */
+    int payloadMtu() {
+        return payloadMtu != null ? payloadMtu : deprecatedMtu != null ? deprecatedMtu : DEFAULT_PAYLOAD_MTU;
+    }
+
+    /** The warnings about deprecated flags this command line used (one line each). */
+    List<String> deprecations() {
+        List<String> w = new ArrayList<>();
+        if (deprecatedMtu != null) {
+            w.add("--mtu is deprecated in perf: it means payload bytes per packet here; use --payload-mtu "
+                    + "(the link MTU is testbed's --mtu)");
+        }
+        return w;
     }
 
     boolean server() {
@@ -149,9 +207,15 @@ public final class PerfOptions {
         require(server() || port != 0, "-p 0 only makes sense on the server");
         require(!planes.isEmpty(), "--planes needs at least one address");
         require(paths >= planes.size() && paths <= 256, "--paths must be in <planes>..256");
-        require(mtu >= 64 && mtu <= 65_000, "--mtu must be in 64..65000");
+        require(payloadMtu == null || deprecatedMtu == null, "--payload-mtu and --mtu are the same: give one");
+        require(payloadMtu() >= 64 && payloadMtu() <= 65_000, "--payload-mtu must be in 64..65000");
         require(injectLoss >= 0 && injectLoss < 1, "--inject-loss must be in [0, 1)");
         require(timeoutS > 0, "--timeout must be > 0");
+        require(txRateGbps == null || txRateGbps >= 0, "--tx-rate-gbps must be >= 0");
+        require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
+        require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
+        require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
+        require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         transportValue();
         idleValue();
@@ -224,11 +288,20 @@ public final class PerfOptions {
         // The send queue (and so the peer's message window) follows the tx depth: both sides of a test get the
         // same -t, and a device with thousands of QPs then keeps small per-QP rings.
         int sq = Integer.highestOneBit(Math.max(32, txDepth + 16) - 1) << 1;
-        EngineConfig c = DeviceOptions.realNetworkDefaults().mtu(mtu).paths(paths).sqDepth(sq)
+        EngineConfig c = DeviceOptions.realNetworkDefaults().mtu(payloadMtu()).paths(paths).sqDepth(sq)
                 .rqDepth(Math.max(64, rqNeeded))
                 .rnrRetryLimit(10_000).rnrDelayNs(100_000);
         if (window != null) {
             c.maxWindowPackets(window).initialWindowPackets(Math.min(c.initialWindowPackets, window));
+        }
+        if (txRateGbps != null) {
+            c.txRateBps((long) (txRateGbps * 1e9));
+        }
+        if (inboundGbps != null) {
+            c.inboundCapacityBps((long) (inboundGbps * 1e9));
+        }
+        if (pacingGain != null) {
+            c.pacingGain(pacingGain);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
@@ -244,6 +317,9 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client").gro(gro).gso(!noGso);
+                .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
+                // an explicit 0 means off, not "take the link's rate"
+                .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
+                .agentThread(agent.equals("thread"));
     }
 }

@@ -7,16 +7,24 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** Runs one perf test on one side, prints its report, writes its record and returns the exit code. */
 final class PerfRun {
     private PerfRun() {
     }
 
-    static int run(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err) {
+    static int run(TestKind kind, PerfOptions o, PrintWriter stdout, PrintWriter err) {
+        // With --json, standard output carries the one JSON document and the text report moves to stderr.
+        PrintWriter out = o.json ? err : stdout;
+        ExperimentRecord rec = null;
         try {
             o.applyDefaults(kind);
             o.validate(kind);
+            for (String w : o.deprecations()) {
+                err.println("perf " + kind.id() + ": warning: " + w);
+                err.flush();
+            }
             if (o.injectLoss > 0) {
                 err.printf(Locale.ROOT, "perf %s: --inject-loss %s is a TEST-ONLY receiver-side drop: this device "
                         + "discards that fraction of the protocol datagrams it receives before the engine sees them "
@@ -38,7 +46,7 @@ final class PerfRun {
                 out.print(stats.format());
                 out.flush();
             }
-            ExperimentRecord rec = record(kind, o, r, stats);
+            rec = record(kind, o, r, stats);
             rec.metrics.put("cm_disconnects", cm.getOrDefault("CM_DISCONNECTS", 0L));
             if (o.record != null) {
                 rec.write(o.record);
@@ -52,12 +60,24 @@ final class PerfRun {
             if (!failures.isEmpty()) {
                 throw new PerfException(PerfException.ACCEPTANCE, "verdict: fail: " + String.join("; ", failures));
             }
+            ExperimentRecord finished = rec;
+            json(stdout, o, () -> PerfJson.document(kind, o, finished, 0, null));
             return 0;
         } catch (PerfException e) {
             err.println("perf " + kind.id() + ": error: " + e.getMessage());
             err.flush();
             out.flush();
+            ExperimentRecord done = rec;
+            json(stdout, o, () -> done == null ? PerfJson.failure(kind, o, e.exitCode(), e.getMessage())
+                    : PerfJson.document(kind, o, done, e.exitCode(), e.getMessage()));
             return e.exitCode();
+        }
+    }
+
+    private static void json(PrintWriter stdout, PerfOptions o, Supplier<String> doc) {
+        if (o.json) {
+            stdout.println(doc.get());
+            stdout.flush();
         }
     }
 
@@ -67,7 +87,7 @@ final class PerfRun {
         rec.world = o.world;
         rec.planes = o.planes.size();
         rec.paths = o.paths;
-        rec.mtu = o.mtu;
+        rec.mtu = o.payloadMtu();
         rec.kind = kind.id();
         rec.bytes = r.size > 0 ? r.size : o.size();
         rec.iters = r.iters;
@@ -91,6 +111,13 @@ final class PerfRun {
         }
         rec.metrics.put("drops", drops);
         rec.metrics.put("injected_drops", stats.injectedDrops());
+        rec.metrics.put("tx_data_packets", c.getOrDefault(Counter.TX_DATA_PACKETS, 0L));
+        DeviceStats.Datapath dp = stats.datapath();
+        rec.metrics.put("datagrams_per_sendmmsg", dp.datagramsPerCall());
+        rec.metrics.put("gso_messages", dp.gsoMessages());
+        rec.metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
+        rec.metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
+        rec.metrics.put("agent_stalls", dp.stalls());
         long hwm = peakRssKib();
         if (hwm > 0) {
             rec.metrics.put("peak_rss_kib", hwm);

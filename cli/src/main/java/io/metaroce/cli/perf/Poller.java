@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.Device;
 import io.metaroce.net.DeviceOptions;
 
 import java.util.concurrent.locks.LockSupport;
@@ -16,10 +17,13 @@ final class Poller {
     private static final long PARK_NS = 10_000;
 
     private final DeviceOptions.Idle mode;
+    private final Device device;
     private int idleCalls;
 
-    Poller(DeviceOptions.Idle mode) {
+    /** {@code device}: the device this thread drives when it runs inline (it sleeps in it under BLOCK). */
+    Poller(DeviceOptions.Idle mode, Device device) {
         this.mode = mode;
+        this.device = device;
     }
 
     /** Progress was made: the next idle starts again from spinning. */
@@ -31,19 +35,39 @@ final class Poller {
     void idle() {
         switch (mode) {
             case SPIN -> Thread.onSpinWait();
-            case YIELD -> Thread.yield();
-            case PARK -> LockSupport.parkNanos(PARK_NS);
-            case BACKOFF, BLOCK -> {
+            case YIELD -> {
+                // spin briefly first: a yield on an overloaded host can cost the rest of the time slice
                 if (idleCalls < SPINS) {
                     idleCalls++;
                     Thread.onSpinWait();
-                } else if (idleCalls < SPINS + YIELDS) {
-                    idleCalls++;
-                    Thread.yield();
                 } else {
-                    LockSupport.parkNanos(PARK_NS);
+                    Thread.yield();
                 }
             }
+            case PARK -> LockSupport.parkNanos(PARK_NS);
+            case BLOCK -> {
+                if (device == null || !device.inline()) {
+                    backoff();
+                } else if (idleCalls < SPINS) {
+                    idleCalls++;
+                    Thread.onSpinWait();
+                } else {
+                    device.await(1_000_000); // the device's sockets, deadline and posts wake it
+                }
+            }
+            case BACKOFF -> backoff();
+        }
+    }
+
+    private void backoff() {
+        if (idleCalls < SPINS) {
+            idleCalls++;
+            Thread.onSpinWait();
+        } else if (idleCalls < SPINS + YIELDS) {
+            idleCalls++;
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(PARK_NS);
         }
     }
 }

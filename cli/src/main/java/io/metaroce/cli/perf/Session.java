@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import io.metaroce.net.BufferInfo;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.MemoryRegion;
@@ -60,6 +61,7 @@ final class Session implements AutoCloseable {
     final List<Endpoint> eps = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private final StatsFileWriter statsWriter;
+    private final MetricsEndpoint metrics;
     private long lastProgressNs = System.nanoTime();
     /** The device's received datagrams at the last progress check. */
     private long lastRxDatagrams = -1;
@@ -81,11 +83,32 @@ final class Session implements AutoCloseable {
         try {
             this.pd = device.allocPd();
             this.cq = device.createCq(cqCapacity);
-            this.poller = new Poller(o.idleValue());
+            this.poller = new Poller(o.idleValue(), device);
             this.statsWriter = o.statsFile == null ? null : StatsFileWriter.start(device, o.statsFile, 1_000, err);
         } catch (RuntimeException e) {
             device.close();
             throw e;
+        }
+        try {
+            this.metrics = o.metrics.enabled() ? startMetrics() : null;
+        } catch (RuntimeException e) {
+            if (statsWriter != null) {
+                statsWriter.close();
+            }
+            device.close();
+            throw e;
+        }
+    }
+
+    private MetricsEndpoint startMetrics() {
+        try {
+            MetricsEndpoint m = MetricsEndpoint.start(o.metrics.bind(), o.metrics.port(), device::stats, null);
+            out.println("metrics: " + m.url());
+            out.flush();
+            return m;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new PerfException(PerfException.ERROR, "cannot serve metrics on " + o.metrics.bind() + ":"
+                    + o.metrics.port() + ": " + e.getMessage(), e);
         }
     }
 
@@ -115,7 +138,7 @@ final class Session implements AutoCloseable {
             Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
             eps.add(ep);
             // posted before connecting (the QP is in INIT), so the server's message finds it
-            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, BufferInfo.BYTES);
             try {
                 device.connect(qp, server, timeoutMs);
             } catch (IllegalStateException e) {
@@ -150,7 +173,7 @@ final class Session implements AutoCloseable {
             lastRxDatagrams = device.stats().rxDatagrams();
             Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
             eps.add(ep);
-            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, Wire.BufferInfo.BYTES);
+            postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, BufferInfo.BYTES);
             setup.accept(ep);
             sendInfo(ep);
         }
@@ -183,7 +206,7 @@ final class Session implements AutoCloseable {
     void sendInfo(Endpoint ep) {
         ep.mine.encode(ep.ctrl.segment(), Endpoint.CTRL_MY_INFO);
         post(ep, "buffer message", () -> ep.qp.postSend(Wire.wrId(Wire.WR_INFO_SEND, ep.index, 0), ep.ctrl,
-                Endpoint.CTRL_MY_INFO, Wire.BufferInfo.BYTES, QueuePair.SIGNALED), null);
+                Endpoint.CTRL_MY_INFO, BufferInfo.BYTES, QueuePair.SIGNALED), null);
     }
 
     /** Learns the remote QPNs (for the header) from one statistics snapshot. */
@@ -237,6 +260,7 @@ final class Session implements AutoCloseable {
      * and hands the rest to {@code h}. Returns false when there was none.
      */
     boolean pollOne(Handler h) {
+        device.invoke(); // --agent inline: this thread runs the device's duty cycle (else a no-op)
         if (!cq.poll(wc)) {
             return false;
         }
@@ -250,7 +274,11 @@ final class Session implements AutoCloseable {
         Endpoint ep = eps.get(Wire.wrQp(wc.wrId()));
         int type = Wire.wrType(wc.wrId());
         if (type == Wire.WR_INFO_RECV) {
-            ep.peer = Wire.BufferInfo.decode(ep.ctrl.segment(), Endpoint.CTRL_PEER_INFO);
+            try {
+                ep.peer = BufferInfo.decode(ep.ctrl.segment(), Endpoint.CTRL_PEER_INFO);
+            } catch (IllegalArgumentException e) {
+                throw new PerfException(PerfException.ERROR, "the peer's buffer message is malformed: " + e.getMessage());
+            }
             return true;
         }
         if (type == Wire.WR_INFO_SEND || type == Wire.WR_DONE_SEND) {
@@ -414,10 +442,15 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
         out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
         out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
+        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
+                o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
+        out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
+        out.printf(Locale.ROOT, " Agent           : %s%n", device.inline() ? "inline (this tool's thread runs the device)"
+                : "own I/O thread");
         List<String> planes = new ArrayList<>();
         device.planeAddresses().forEach(a -> planes.add(a.getAddress().getHostAddress() + ":" + a.getPort()));
         out.printf(Locale.ROOT, " Planes          : %d (%s)%n", planes.size(), String.join(", ", planes));
-        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.mtu);
+        out.printf(Locale.ROOT, " Paths per QP    : %-12d Mtu             : %d[B]%n", device.config().paths, o.payloadMtu());
         out.printf(Locale.ROOT, " Number of qps   : %-12d TX depth        : %d%n", o.qps, o.txDepth);
         if (kind == TestKind.SEND_BW && o.server()) {
             out.printf(Locale.ROOT, " RX depth        : %d%n", o.rxDepthValue());
@@ -443,9 +476,9 @@ final class Session implements AutoCloseable {
         out.println(dash);
         for (Endpoint ep : eps) {
             out.printf(Locale.ROOT, " local address:  QPN %s VA 0x%016x len %d rkey %s%n", hex(ep.qp.qpn()),
-                    ep.mine.va(), ep.mine.length(), hex(ep.mine.rkey()));
+                    ep.mine.address(), ep.mine.length(), hex(ep.mine.rkey()));
             out.printf(Locale.ROOT, " remote address: QPN %s VA 0x%016x len %d rkey %s%n",
-                    ep.remoteQpn < 0 ? "?" : hex(ep.remoteQpn), ep.peer.va(), ep.peer.length(), hex(ep.peer.rkey()));
+                    ep.remoteQpn < 0 ? "?" : hex(ep.remoteQpn), ep.peer.address(), ep.peer.length(), hex(ep.peer.rkey()));
         }
         out.println(dash);
         out.flush();
@@ -490,6 +523,9 @@ final class Session implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (metrics != null) {
+                metrics.close();
+            }
             if (statsWriter != null) {
                 statsWriter.close();
             }

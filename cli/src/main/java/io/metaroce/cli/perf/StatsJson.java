@@ -2,6 +2,10 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 import io.metaroce.net.DeviceStats;
+import com.fasterxml.jackson.jr.ob.JSON;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -10,7 +14,7 @@ import java.util.Map;
 
 /**
  * {@link DeviceStats} as JSON and back: the statistics file a running tool writes and {@code metaroce stats}
- * reads. Field names are the record's in snake case; counters by {@link Counter} name (unknown names are
+ * reads (JSON through jackson-jr). Field names are the record's in snake case; counters by {@link Counter} name (unknown names are
  * skipped when reading, so a newer writer stays readable).
  */
 final class StatsJson {
@@ -24,21 +28,36 @@ final class StatsJson {
     static String write(DeviceStats d, long writtenAtMs, String source) {
         StringBuilder b = new StringBuilder(1024);
         b.append("{\n  \"written_at_ms\": ").append(writtenAtMs)
-                .append(",\n  \"source\": ").append(Json.quote(source))
-                .append(",\n  \"transport\": ").append(Json.quote(d.transport()))
+                .append(",\n  \"source\": ").append(quote(source))
+                .append(",\n  \"transport\": ").append(quote(d.transport()))
                 .append(",\n  \"rx_datagrams\": ").append(d.rxDatagrams())
                 .append(",\n  \"tx_datagrams\": ").append(d.txDatagrams())
                 .append(",\n  \"tx_send_drops\": ").append(d.txSendDrops())
                 .append(",\n  \"injected_drops\": ").append(d.injectedDrops())
                 .append(",\n  \"cm_packets\": ").append(d.cmPackets())
-                .append(",\n  \"duty_cycles\": ").append(d.dutyCycles())
+                .append(",\n  \"duty_cycles\": ").append(d.dutyCycles());
+        DeviceStats.Datapath dp = d.datapath();
+        b.append(",\n  \"datapath\": {\"rx_buffers\": ").append(dp.rxBuffers())
+                .append(", \"rx_truncated\": ").append(dp.rxTruncated())
+                .append(", \"send_calls\": ").append(dp.sendCalls())
+                .append(", \"send_messages\": ").append(dp.sendMessages())
+                .append(", \"send_datagrams\": ").append(dp.sendDatagrams())
+                .append(", \"gso_messages\": ").append(dp.gsoMessages())
+                .append(", \"gso_segments\": ").append(dp.gsoSegments())
+                .append(", \"stalls\": ").append(dp.stalls())
+                .append(", \"stalled_ns\": ").append(dp.stalledNs())
+                .append(", \"base_port\": ").append(dp.basePort())
+                .append(", \"send_sockets\": ").append(dp.sendSockets())
+                .append(", \"connected_sockets\": ").append(dp.connectedSockets())
+                .append(", \"gro\": ").append(dp.gro())
+                .append(", \"rates\": ").append(quote(dp.rates())).append('}')
                 .append(",\n  \"counters\": ");
         counters(b, d.counters());
         b.append(",\n  \"qps\": [");
         for (int k = 0; k < d.qps().size(); k++) {
             DeviceStats.QpStats q = d.qps().get(k);
             b.append(k == 0 ? "\n" : ",\n");
-            b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(Json.quote(q.state()))
+            b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(quote(q.state()))
                     .append(", \"remote_qpn\": ").append(q.remoteQpn()).append(", \"counters\": ");
             counters(b, q.counters());
             b.append(", \"paths\": [");
@@ -46,7 +65,7 @@ final class StatsJson {
                 DeviceStats.PathStats p = q.paths().get(j);
                 b.append(j == 0 ? "\n" : ",\n");
                 b.append("      {\"id\": ").append(p.id()).append(", \"plane\": ").append(p.plane())
-                        .append(", \"state\": ").append(Json.quote(p.state()))
+                        .append(", \"state\": ").append(quote(p.state()))
                         .append(", \"srtt_ns\": ").append(p.srttNs())
                         .append(", \"cwnd_bytes\": ").append(p.cwndBytes())
                         .append(", \"inflight_bytes\": ").append(p.inflightBytes())
@@ -75,7 +94,13 @@ final class StatsJson {
 
     /** Parses what {@link #write} wrote; throws IllegalArgumentException naming what is wrong. */
     static Snapshot read(String json) {
-        if (!(Json.parse(json) instanceof Map<?, ?> m)) {
+        Object tree;
+        try {
+            tree = JSON.std.anyFrom(json);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("statistics JSON: " + e.getMessage().lines().findFirst().orElse("unreadable"), e);
+        }
+        if (!(tree instanceof Map<?, ?> m)) {
             throw new IllegalArgumentException("statistics JSON: not an object");
         }
         List<DeviceStats.QpStats> qps = new ArrayList<>();
@@ -94,8 +119,29 @@ final class StatsJson {
         }
         DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
-                num(m, "duty_cycles"), qps);
+                num(m, "duty_cycles"), qps, datapath(m.get("datapath")));
         return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
+    }
+
+    /** {@code s} as a JSON string literal, quotes and escapes included. */
+    static String quote(String s) {
+        try {
+            return JSON.std.asString(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // not reachable: writing a String to a String
+        }
+    }
+
+    /** The datapath block; files written before it existed read as zeros. */
+    private static DeviceStats.Datapath datapath(Object o) {
+        if (!(o instanceof Map<?, ?> p)) {
+            return DeviceStats.Datapath.NONE;
+        }
+        return new DeviceStats.Datapath(num(p, "rx_buffers"), num(p, "rx_truncated"), num(p, "send_calls"),
+                num(p, "send_messages"), num(p, "send_datagrams"), num(p, "gso_messages"), num(p, "gso_segments"),
+                num(p, "stalls"), num(p, "stalled_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
+                (int) num(p, "connected_sockets"), Boolean.TRUE.equals(p.get("gro")),
+                p.get("rates") instanceof String s ? s : "");
     }
 
     private static Map<Counter, Long> counters(Map<?, ?> m) {

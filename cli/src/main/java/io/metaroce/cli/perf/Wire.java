@@ -5,8 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The two small messages perf sides exchange over the RDMA connection itself (no side TCP channel), and the
- * immediates and work-request ids they use. All fields big-endian.
+ * The "done" message perf sides exchange over the RDMA connection itself (no side TCP channel), and the
+ * immediates and work-request ids they use. All fields big-endian. The buffer message is the public
+ * {@link io.metaroce.net.BufferInfo} (its tag carries the seed of the data pattern).
  */
 final class Wire {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -43,26 +44,6 @@ final class Wire {
 
     static long wrSeq(long wrId) {
         return wrId & 0xFF_FFFF_FFFFL;
-    }
-
-    /**
-     * The 24-byte buffer message: where the sender's data buffer is ({@code va}, {@code rkey}), how long the
-     * usable part is (for send tests: one receive slot), and the seed of the pattern it holds or sends.
-     */
-    record BufferInfo(long va, long length, int rkey, int patternSeed) {
-        static final int BYTES = 24;
-
-        void encode(MemorySegment seg, long off) {
-            seg.set(LONG, off, va);
-            seg.set(LONG, off + 8, length);
-            seg.set(INT, off + 16, rkey);
-            seg.set(INT, off + 20, patternSeed);
-        }
-
-        static BufferInfo decode(MemorySegment seg, long off) {
-            return new BufferInfo(seg.get(LONG, off), seg.get(LONG, off + 8), seg.get(INT, off + 16),
-                    seg.get(INT, off + 20));
-        }
     }
 
     /**

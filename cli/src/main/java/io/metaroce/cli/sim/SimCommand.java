@@ -1,17 +1,22 @@
 package io.metaroce.cli.sim;
 
 import io.metaroce.sim.Experiment;
+import io.metaroce.sim.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
+import io.metaroce.sim.experiment.ExperimentSource;
+import io.metaroce.sim.experiment.Shard;
+import io.metaroce.sim.experiment.ShardManifest;
+import io.metaroce.sim.experiment.ShardedSweep;
 import io.metaroce.sim.experiment.SpecFields;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -19,7 +24,7 @@ import java.util.concurrent.Callable;
 /** {@code metaroce sim}: the fabric simulator. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = "The discrete-event fabric simulator (the same engine code as the real datapath).",
-        subcommands = {SimCommand.Run.class})
+        subcommands = {SimCommand.Run.class, MergeCommand.class, BenchCommand.class})
 public final class SimCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -36,12 +41,16 @@ public final class SimCommand implements Runnable {
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = "Runs an experiment file (experiments/*.yaml): every point of its sweep, writing a record "
                     + "(YAML), CSV series and PNG plots per point, and sweep.csv, sweep.png and summary.md. Exit code "
-                    + "0 when every acceptance check passes, 1 when one fails, 2 on a bad file or option.")
+                    + "0 when every acceptance check passes, 1 when one fails, 2 on a bad file or option. With "
+                    + "--shard I/N only the I-th of N slices of the sweep runs (e.g. one task of a batch job array) "
+                    + "and 'sim merge' builds the experiment's files from all N shard directories; a shard exits 0 once "
+                    + "its points ran (their errors and checks are the merge's verdict).")
     public static final class Run implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "FILE", description = "experiment file (YAML)")
         Path file;
         @Option(names = "--out", paramLabel = "DIR",
-                description = "output directory (default: results/sim/<experiment name>)")
+                description = "output directory (default: results/sim/<experiment name>, with --shard "
+                        + "results/sim/<experiment name>/shard-I)")
         Path out;
         @Option(names = "--set", paramLabel = "KEY=VALUE",
                 description = "override a field, e.g. --set fabric.linkLoss=0.01 --set workload.bytes=4MiB")
@@ -51,6 +60,14 @@ public final class SimCommand implements Runnable {
         List<String> sweeps = new ArrayList<>();
         @Option(names = "--scaled", description = "apply the file's 'scaled' overrides (the small version CI runs)")
         boolean scaled;
+        @Option(names = "--jobs", paramLabel = "N",
+                description = "points run at once (default: the number of cores, ${DEFAULT-VALUE}); the records are "
+                        + "the same for any N apart from wall-clock metrics")
+        int jobs = Runtime.getRuntime().availableProcessors();
+        @Option(names = "--shard", paramLabel = "I/N",
+                description = "run only the I-th of N slices of the sweep (1 <= I <= N; points dealt round-robin) "
+                        + "and write a shard directory for 'sim merge'")
+        String shard;
         @Option(names = "--quiet", description = "no progress display")
         boolean quiet;
 
@@ -59,17 +76,16 @@ public final class SimCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            ExperimentSource src;
             ExperimentFile f;
+            Shard slice;
             try {
-                f = ExperimentFile.load(file);
-                for (String s : sets) {
-                    String[] kv = keyValue(s, "--set");
-                    f.set(kv[0], kv[1]);
+                if (jobs < 1) {
+                    throw new IllegalArgumentException("--jobs must be at least 1, got " + jobs);
                 }
-                for (String s : sweeps) {
-                    String[] kv = keyValue(s, "--sweep");
-                    f.setAxis(kv[0], new ArrayList<>(Arrays.asList((Object[]) kv[1].split(","))));
-                }
+                slice = shard == null ? null : Shard.parse(shard);
+                src = ExperimentSource.read(file, sets, sweeps);
+                f = src.load();
             } catch (SpecFields.SpecException | IllegalArgumentException e) {
                 System.err.println("metaroce sim run: " + e.getMessage());
                 return 2;
@@ -77,49 +93,83 @@ public final class SimCommand implements Runnable {
                 System.err.println("metaroce sim run: no such file: " + file);
                 return 2;
             }
-            Path dir = out != null ? out : Path.of("results", "sim", f.name());
+            Path dir = out != null ? out : slice == null ? Path.of("results", "sim", f.name())
+                    : Path.of("results", "sim", f.name(), "shard-" + slice.index());
             Files.createDirectories(dir);
             boolean terminal = ProgressBar.isTerminal();
-            List<ProgressBar> bars = new ArrayList<>();
             long t0 = System.nanoTime();
-            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, (spec, p) -> {
-                try {
-                    return Experiment.run(spec, p);
-                } finally {
-                    bars.forEach(ProgressBar::finish);
-                }
-            }, (i, n, label) -> {
-                if (quiet) {
-                    return (now, limit, ev, wall) -> { };
-                }
-                ProgressBar b = new ProgressBar(System.out, terminal, "      ");
-                bars.clear();
-                bars.add(b);
-                return b;
-            }, System.out);
-            System.out.printf(Locale.ROOT, "%n%s: %s (%d points, %.1f s). Records, CSVs and plots in %s%n",
-                    s.name(), s.verdict().toUpperCase(Locale.ROOT), s.points().size(), (System.nanoTime() - t0) / 1e9,
-                    dir.toAbsolutePath());
-            for (ExperimentRunner.PointOutcome o : s.points()) {
-                if (o.verdict().equals("error")) {
-                    System.out.printf(Locale.ROOT, "  ERROR %s: %s%n", o.label(), o.result().metrics.get("error"));
-                }
-                for (ExperimentRunner.CheckResult c : o.checks()) {
-                    if (!c.pass()) {
-                        System.out.printf(Locale.ROOT, "  FAIL %s: %s %s, got %s%n", o.label(), c.metric(),
-                                c.require(), c.actual());
+            ExperimentRunner.ProgressFactory progress;
+            ExperimentRunner.PointRunner runner;
+            PrintStream log;
+            if (jobs == 1) {
+                List<ProgressBar> bars = new ArrayList<>();
+                progress = (i, n, label) -> {
+                    if (quiet) {
+                        return (now, limit, ev, wall) -> { };
                     }
+                    ProgressBar b = new ProgressBar(System.out, terminal, "      ");
+                    bars.clear();
+                    bars.add(b);
+                    return b;
+                };
+                runner = (spec, p) -> {
+                    try {
+                        return Experiment.run(spec, p);
+                    } finally {
+                        bars.forEach(ProgressBar::finish);
+                    }
+                };
+                log = System.out;
+            } else {
+                SweepProgress sp = new SweepProgress(System.out, terminal, quiet);
+                java.util.Map<ProgressListener, Integer> index = new java.util.concurrent.ConcurrentHashMap<>();
+                progress = (i, n, label) -> {
+                    ProgressListener l = sp.forPoint(i, n, label);
+                    index.put(l, i);
+                    return l;
+                };
+                runner = (spec, p) -> {
+                    try {
+                        return Experiment.run(spec, p);
+                    } finally {
+                        Integer i = index.remove(p);
+                        if (i != null) {
+                            sp.finished(i);
+                        }
+                    }
+                };
+                log = sp.log();
+            }
+            if (slice != null) {
+                ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs);
+                long errors = m.results().stream().filter(r -> r.metrics().containsKey("error")).count();
+                System.out.printf(Locale.ROOT, "%n%s shard %s: %d of %d points (%.1f s%s) in %s%n"
+                                + "merge every shard with: metaroce sim merge DIR... --out DIR%n", m.experiment(),
+                        slice, m.results().size(), m.points(), (System.nanoTime() - t0) / 1e9,
+                        errors == 0 ? "" : ", " + errors + " with errors", dir.toAbsolutePath());
+                return 0; // point errors are the merge's verdict: a batch system must still run the merge
+            }
+            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs);
+            return report(s, t0);
+        }
+    }
+
+    /** Prints the verdict, errors and failed checks of {@code s}; returns the exit code (0 pass, 1 fail). */
+    static int report(ExperimentRunner.Summary s, long t0) {
+        System.out.printf(Locale.ROOT, "%n%s: %s (%d points, %.1f s). Records, CSVs and plots in %s%n",
+                s.name(), s.verdict().toUpperCase(Locale.ROOT), s.points().size(), (System.nanoTime() - t0) / 1e9,
+                s.out().toAbsolutePath());
+        for (ExperimentRunner.PointOutcome o : s.points()) {
+            if (o.verdict().equals("error")) {
+                System.out.printf(Locale.ROOT, "  ERROR %s: %s%n", o.label(), o.result().metrics.get("error"));
+            }
+            for (ExperimentRunner.CheckResult c : o.checks()) {
+                if (!c.pass()) {
+                    System.out.printf(Locale.ROOT, "  FAIL %s: %s %s, got %s%n", o.label(), c.metric(),
+                            c.require(), c.actual());
                 }
             }
-            return s.verdict().equals("fail") ? 1 : 0;
         }
-
-        private static String[] keyValue(String s, String option) {
-            int eq = s.indexOf('=');
-            if (eq <= 0 || eq == s.length() - 1) {
-                throw new IllegalArgumentException(option + " expects KEY=VALUE, got '" + s + "'");
-            }
-            return new String[] {s.substring(0, eq).trim(), s.substring(eq + 1).trim()};
-        }
+        return s.verdict().equals("fail") ? 1 : 0;
     }
 }

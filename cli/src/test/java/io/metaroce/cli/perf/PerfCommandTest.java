@@ -74,6 +74,44 @@ class PerfCommandTest {
     }
 
     @Test
+    void jsonIsOneDocumentOnStdoutWithPerftestFields() throws Exception {
+        PerfHarness.Run[] r = pair("read-bw", List.of("-s", "8192"),
+                List.of("-s", "8192", "-n", "100", "--report-gbits", "--json", "--verify"));
+        bothExitZero(r);
+        java.util.Map<String, Object> d = com.fasterxml.jackson.jr.ob.JSON.std.mapFrom(r[1].out());
+        assertEquals("read-bw", d.get("test"));
+        assertEquals("client", d.get("side"));
+        assertEquals(8192, ((Number) d.get("MsgSize")).intValue());
+        assertEquals(100, ((Number) d.get("n_iterations")).intValue());
+        assertEquals("Gbit/sec", d.get("bw_unit"));
+        assertTrue(((Number) d.get("BW_average")).doubleValue() > 0, r[1].out());
+        assertEquals(0, ((Number) d.get("exit_code")).intValue());
+        assertEquals(Boolean.TRUE, ((java.util.Map<?, ?>) d.get("metrics")).get("data_verified"), r[1].out());
+        assertTrue(r[1].err().contains("BW average[Gb/sec]"), "the text report moves to stderr\n" + r[1]);
+    }
+
+    @Test
+    void jsonReportsAFailedRunAsOneDocumentToo() throws Exception {
+        int port;
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            port = s.getLocalPort();
+        }
+        PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout", "1",
+                "--json");
+        assertEquals(2, r.exit(), r.toString());
+        java.util.Map<String, Object> d = com.fasterxml.jackson.jr.ob.JSON.std.mapFrom(r.out());
+        assertEquals(2, ((Number) d.get("exit_code")).intValue());
+        assertTrue(String.valueOf(d.get("error")).contains("connect"), r.toString());
+    }
+
+    @Test
+    void theDeprecatedMtuFlagWarnsAndStillWorks() {
+        PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "--mtu", "2048", "--payload-mtu", "1024");
+        assertEquals(1, r.exit(), r.toString());
+        assertTrue(r.err().contains("--payload-mtu and --mtu are the same: give one"), r.toString());
+    }
+
+    @Test
     void sendBwOnTwoQpsVerifiesEveryMessage() throws Exception {
         PerfHarness.Run[] r = pair("send-bw", List.of("-s", "3000", "-q", "2", "-t", "32", "--verify"),
                 List.of("-s", "3000", "-q", "2", "-t", "32", "-n", "200"));

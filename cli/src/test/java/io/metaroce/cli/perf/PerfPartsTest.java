@@ -47,9 +47,9 @@ class PerfPartsTest {
     void wireMessagesRoundTripAndWorkRequestIdsSplit() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment s = a.allocate(64);
-            Wire.BufferInfo i = new Wire.BufferInfo(0x7f00_1234_5678L, 1 << 20, 0x99e00002, -5);
+            io.metaroce.net.BufferInfo i = new io.metaroce.net.BufferInfo(0x7f00_1234_5678L, 1 << 20, 0x99e00002, -5);
             i.encode(s, 8);
-            assertEquals(i, Wire.BufferInfo.decode(s, 8));
+            assertEquals(i, io.metaroce.net.BufferInfo.decode(s, 8));
             Wire.Done d = new Wire.Done(5000, 1_234_567_890L, 65536, 9_000_000_000L);
             d.encode(s, 32);
             assertEquals(d, Wire.Done.decode(s, 32));
@@ -135,11 +135,11 @@ class PerfPartsTest {
     }
 
     @Test
-    void jsonParsesWhatItNeeds() {
-        assertEquals(Map.of("a", List.of(1L, 2.5, "x\"y\u00e9", true, false)),
-                Json.parse(" {\"a\" : [1, 2.5, \"x\\\"y\\u00e9\", true, false]} "));
-        assertEquals(null, Json.parse("null"));
-        assertThrows(IllegalArgumentException.class, () -> Json.parse("{\"a\": 1} x"));
+    void jsonStringsAreQuotedAndBadFilesAreOneLineErrors() {
+        assertEquals("\"x\\\"y\\n\u00e9\"", StatsJson.quote("x\"y\n\u00e9"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> StatsJson.read("{\"qps\": [}"));
+        assertTrue(e.getMessage().startsWith("statistics JSON: ") && !e.getMessage().contains("\n"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StatsJson.read("null"));
     }
 
     @Test

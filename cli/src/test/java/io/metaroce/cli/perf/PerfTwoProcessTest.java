@@ -1,5 +1,6 @@
 package io.metaroce.cli.perf;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * checked (--verify: write-bw and send-bw on the server, read-bw on the client), both exit 0.
  */
 @Timeout(300)
+@Tag("slow")
 class PerfTwoProcessTest {
     @ParameterizedTest
     @ValueSource(strings = {"write-bw", "send-bw", "read-bw", "write-lat", "send-lat"})

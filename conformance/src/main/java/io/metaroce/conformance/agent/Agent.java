@@ -40,7 +40,11 @@ public final class Agent implements AutoCloseable {
     private InetSocketAddress peer;
     private long stranger;
     private long timeScale = 1;
-    private long dataReceived;
+    private volatile long dataReceived;
+    private java.util.function.Consumer<EngineHost> observer;
+    private long observePeriodNs;
+    private long observerErrors;
+    private long lastObservedNs = System.nanoTime() - Long.MAX_VALUE / 2;
 
     /**
      * Binds the control socket to {@code listen} and a datapath socket to the same address on an ephemeral port
@@ -106,7 +110,43 @@ public final class Agent implements AutoCloseable {
                 host.fire(now());
                 flush();
             }
+            observe();
         }
+    }
+
+    /**
+     * Calls {@code observer} on the agent's own thread with the engine host every {@code periodNs} (at the next
+     * turn of the loop after the period), so another thread can publish a snapshot of the engine's counters and
+     * paths without touching the engine itself (e.g. a metrics endpoint). Set before {@link #serve()}.
+     */
+    public void observe(long periodNs, java.util.function.Consumer<EngineHost> observer) {
+        this.observePeriodNs = periodNs;
+        this.observer = observer;
+    }
+
+    private void observe() {
+        if (observer == null) {
+            return;
+        }
+        long t = System.nanoTime();
+        if (t - lastObservedNs >= observePeriodNs) {
+            lastObservedNs = t;
+            try {
+                observer.accept(host);
+            } catch (RuntimeException e) {
+                observerErrors++; // an observer's bug must not stop the agent
+            }
+        }
+    }
+
+    /** Observer calls that threw. */
+    public long observerErrors() {
+        return observerErrors;
+    }
+
+    /** Datagrams received on the datapath socket (from anyone). */
+    public long dataReceived() {
+        return dataReceived;
     }
 
     private void drainData() throws IOException {

@@ -1,10 +1,10 @@
 package io.metaroce.conformance.script;
 
+import io.metaroce.core.unit.Quantity;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -60,29 +60,11 @@ public final class Values {
             if (s.startsWith("0x") || s.startsWith("0X")) {
                 return Long.parseUnsignedLong(s.substring(2), 16);
             }
-            String num = s;
-            double mul = 1;
-            String lower = s.toLowerCase(Locale.ROOT);
-            if (lower.endsWith("ns")) {
-                num = s.substring(0, s.length() - 2);
-            } else if (lower.endsWith("us")) {
-                num = s.substring(0, s.length() - 2);
-                mul = 1e3;
-            } else if (lower.endsWith("ms")) {
-                num = s.substring(0, s.length() - 2);
-                mul = 1e6;
-            } else if (lower.endsWith("s")) {
-                num = s.substring(0, s.length() - 1);
-                mul = 1e9;
+            if (!s.isEmpty() && s.chars().allMatch(Character::isDigit)) {
+                return Long.parseLong(s);
             }
-            if (!num.matches("[0-9]+(\\.[0-9]+)?")) {
-                return null;
-            }
-            if (mul == 1 && num.indexOf('.') < 0) {
-                return Long.parseLong(num);
-            }
-            return Math.round(Double.parseDouble(num) * mul);
-        } catch (NumberFormatException e) {
+            return Quantity.nanoseconds(s, 1); // a time in the one unit grammar: 10us, 2ms, 1.5s; bare = ns
+        } catch (IllegalArgumentException e) { // NumberFormatException included
             return null;
         }
     }

@@ -176,6 +176,11 @@ public final class EngineHost {
         }
     }
 
+    /** The QP under test, or null before one is created. */
+    public io.metaroce.core.QueuePair queuePair() {
+        return qp;
+    }
+
     /** The engine (for diagnostics). */
     public Engine engine() {
         return engine;

@@ -1,5 +1,6 @@
 package io.metaroce.core.testkit;
 
+import io.metaroce.core.wire.Ecn;
 import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.QueuePair;
@@ -24,9 +25,6 @@ import java.util.function.BooleanSupplier;
  * (now or at a scheduled virtual time). All randomness comes from one seed. Nothing here reads a clock.
  */
 public final class Network {
-    /** ECN codepoint of ECT(0), which every datagram is sent with. */
-    public static final int ECT0 = 2;
-
     /** Decides to drop one datagram in flight (scripted faults). */
     @FunctionalInterface
     public interface DropRule {
@@ -53,7 +51,7 @@ public final class Network {
         final int plane;
         final int pathId;
         final int opcode;
-        int ecn = ECT0;
+        int ecn = Ecn.ECT0;
 
         Datagram(byte[] bytes, int src, int dst, int plane, int pathId, int opcode) {
             this.bytes = bytes;
@@ -363,8 +361,8 @@ public final class Network {
             }
             return;
         }
-        if (d.ecn != 0 && (port.bytes > ecnThresholdBytes || chance(ecnMarkProbability))) {
-            d.ecn = 3;
+        if (Ecn.capable(d.ecn) && (port.bytes > ecnThresholdBytes || chance(ecnMarkProbability))) {
+            d.ecn = Ecn.CE;
             ecnMarked++;
         }
         long start = Math.max(nowNs, port.busyUntil);

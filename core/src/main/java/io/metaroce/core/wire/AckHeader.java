@@ -63,7 +63,7 @@ public final class AckHeader {
     public long sackWord(int w) { return Bytes.i64(seg, base + SACK + 8L * w); }
     public AckHeader sackWord(int w, long v) { Bytes.i64(seg, base + SACK + 8L * w, v); return this; }
 
-    /** True when PSN {@code cumPsn + 1 + i} is marked accepted, 0 <= i < 256. */
+    /** True when PSN {@code cumPsn + 1 + i} is marked accepted, {@code 0 <= i < 256}. */
     public boolean sacked(int i) {
         return (sackWord(i >>> 6) >>> (i & 63) & 1L) != 0;
     }

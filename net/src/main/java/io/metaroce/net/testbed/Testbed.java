@@ -1,5 +1,6 @@
 package io.metaroce.net.testbed;
 
+import io.metaroce.core.unit.Quantity;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -618,15 +619,16 @@ public final class Testbed implements AutoCloseable {
         s.append("test bed '").append(name).append("': ").append(hosts).append(" hosts x ").append(planes)
                 .append(" planes\n");
         if (spec != null) {
-            s.append("  MTU ").append(spec.mtu()).append(", port rate ").append(Units.formatRate(spec.rateBps()));
+            s.append("  MTU ").append(spec.mtu()).append(", port rate ").append(spec.rateBps() == 0 ? "unlimited"
+                    : Quantity.formatBitsPerSecond(spec.rateBps()));
             if (spec.rateBps() > 0) {
-                s.append(spec.bufferBytes() > 0 ? " (bfifo " + Units.formatSize(spec.bufferBytes()) + ")"
+                s.append(spec.bufferBytes() > 0 ? " (bfifo " + Quantity.formatBytes(spec.bufferBytes()) + ")"
                         : " (default fifo)");
             }
             s.append(String.format(Locale.ROOT, ", random loss %.4f%%", spec.lossRate() * 100));
             s.append(", ECN marking ").append(spec.ecnMarkBps() == 0 ? "off"
-                    : "over " + Units.formatRate(spec.ecnMarkBps()) + " (phantom queue "
-                    + Units.formatSize(spec.ecnBurstBytes()) + ")");
+                    : "over " + Quantity.formatBitsPerSecond(spec.ecnMarkBps()) + " (phantom queue "
+                    + Quantity.formatBytes(spec.ecnBurstBytes()) + ")");
             s.append(", offloads ").append(spec.offloadsOff() ? "off" : "on").append('\n');
         }
         for (int p = 0; p < planes; p++) {

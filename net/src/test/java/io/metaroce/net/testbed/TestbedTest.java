@@ -1,5 +1,6 @@
 package io.metaroce.net.testbed;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The namespace test bed on the real kernel. Skipped (with the reason) when not root or the tools are missing,
  * unless the environment variable {@code METAROCE_TESTBED_REQUIRED} is set, which turns the skip into a failure.
  */
+@Tag("root")
 class TestbedTest {
     private String name;
 

@@ -43,7 +43,10 @@ public final class ExperimentRunner {
     public record CheckResult(String metric, String require, Object actual, boolean pass) {
     }
 
-    /** One point's outcome. */
+    /**
+     * One point's outcome. Its {@code result().series} name the series written into {@code dir} (one CSV and one
+     * PNG each); their data is in those files, not in memory.
+     */
     public record PointOutcome(int index, String label, Map<String, Object> point, ExperimentSpec spec,
                                RunResult result, List<CheckResult> checks, String verdict, Path dir) {
     }
@@ -56,35 +59,31 @@ public final class ExperimentRunner {
     }
 
     /**
-     * Runs {@code file} (scaled down when {@code scaled}), writing into {@code out} and a line per point to
-     * {@code log}.
+     * Runs {@code file} (scaled down when {@code scaled}), one point after another, writing into {@code out} and a
+     * line per point to {@code log}.
      */
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
                               ProgressFactory progress, PrintStream log) throws IOException {
+        return run(file, scaled, out, runner, progress, log, 1);
+    }
+
+    /**
+     * Runs {@code file} with up to {@code jobs} points at once. The records are those of a serial run (each point
+     * is its own world with its own seed) apart from the wall-clock metrics; {@code runner} and {@code progress}
+     * are called from several threads when {@code jobs > 1}.
+     */
+    public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
+                              ProgressFactory progress, PrintStream log, int jobs) throws IOException {
         Files.createDirectories(out);
         deleteTree(out.resolve("points")); // points of an earlier run would mix with these
-        List<Map<String, Object>> points = file.points(scaled);
-        List<PointOutcome> outcomes = new ArrayList<>();
-        for (int i = 0; i < points.size(); i++) {
-            Map<String, Object> point = points.get(i);
-            String label = label(point);
-            ExperimentSpec spec = file.spec(point, scaled);
-            log.printf(Locale.ROOT, "[%d/%d] %s %s%n", i + 1, points.size(), file.name(),
-                    label.isEmpty() ? "" : label);
-            RunResult r;
-            try {
-                r = runner.run(spec, progress.forPoint(i, points.size(), label));
-            } catch (RuntimeException e) {
-                // a point the simulator refuses (e.g. more senders than hosts) is reported, not fatal to the sweep
-                r = new RunResult();
-                r.metrics.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
-                log.println("      error: " + e.getMessage());
-            }
-            Path dir = out.resolve("points").resolve(String.format(Locale.ROOT, "%02d%s", i,
-                    label.isEmpty() ? "" : "-" + label.replaceAll("[^A-Za-z0-9_.=-]+", "_")));
-            outcomes.add(new PointOutcome(i, label, point, spec, r, new ArrayList<>(), "n/a", dir));
-            log.println("      " + headline(r));
-        }
+        List<PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log)
+                .run(Shard.ALL, jobs);
+        return finish(file, scaled, out, outcomes);
+    }
+
+    /** Derived metrics, acceptance and the experiment's files, from every point's outcome (in point order). */
+    static Summary finish(ExperimentFile file, boolean scaled, Path out, List<PointOutcome> outcomes)
+            throws IOException {
         addDerived(file, outcomes);
         List<PointOutcome> judged = new ArrayList<>();
         for (PointOutcome o : outcomes) {
@@ -97,7 +96,7 @@ public final class ExperimentRunner {
         return summary;
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             return;
         }
@@ -107,7 +106,6 @@ public final class ExperimentRunner {
             }
         }
     }
-
     /** "k=v,k=v" of a point's axis values. */
     public static String label(Map<String, Object> point) {
         List<String> parts = new ArrayList<>();
@@ -120,7 +118,7 @@ public final class ExperimentRunner {
         return dot < 0 ? k : k.substring(dot + 1);
     }
 
-    private static String headline(RunResult r) {
+    static String headline(RunResult r) {
         StringBuilder sb = new StringBuilder();
         for (String k : List.of("goodput_gbps", "completion_time_us", "p99_completion_latency_us", "drops",
                 "retransmits", "pfc_pauses", "path_failovers", "error_completions")) {
@@ -217,6 +215,9 @@ public final class ExperimentRunner {
         exp.put("transport", s.transport);
         exp.put("transport_config", SpecFields.fields(s.transport.equals("rocev2") ? s.roce : s.engine));
         exp.put("workload", SpecFields.fields(s.workload));
+        if (s.controller.periodPs > 0 || s.controller.watch) {
+            exp.put("controller", SpecFields.fields(s.controller));
+        }
         List<Map<String, Object>> faults = new ArrayList<>();
         for (FaultSpec f : s.faults) {
             faults.add(SpecFields.fields(f));
@@ -263,10 +264,6 @@ public final class ExperimentRunner {
             Map<String, Object> rec = record(file, o, scaled);
             all.add(rec);
             Files.writeString(o.dir().resolve("record.yaml"), yaml.dump(rec));
-            for (Series s : o.result().series) {
-                Plots.csv(s, o.dir().resolve(s.name() + ".csv"));
-                Plots.png(s, o.dir().resolve(s.name() + ".png"), false, false);
-            }
         }
         Files.writeString(summary.out().resolve("records.yaml"), yaml.dumpAll(all.iterator()));
         writeSweep(file, summary);

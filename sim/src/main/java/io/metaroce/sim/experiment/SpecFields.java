@@ -1,6 +1,7 @@
 package io.metaroce.sim.experiment;
 
 import io.metaroce.sim.ExperimentSpec;
+import io.metaroce.core.unit.Quantity;
 import io.metaroce.sim.FaultSpec;
 
 import java.lang.reflect.Field;
@@ -274,72 +275,40 @@ public final class SpecFields {
         throw new SpecException(key, "unsupported field type " + type.getSimpleName());
     }
 
-    /** Parses a number with an optional unit suffix, interpreted by the field name's unit. */
+    /**
+     * Parses a number with an optional unit, interpreted by the field name's unit through the one grammar of
+     * {@link Quantity} (a bare number is in the field's own unit; {@code %} divides by 100).
+     */
     static double quantity(String fieldName, Object value) {
         if (value instanceof Number n) {
             return n.doubleValue();
         }
-        String s = String.valueOf(value).trim().replace("_", "");
-        int i = 0;
-        while (i < s.length() && (Character.isDigit(s.charAt(i)) || ".+-eE".indexOf(s.charAt(i)) >= 0)) {
-            // stop at an 'e'/'E' that starts a unit word rather than an exponent
-            if ((s.charAt(i) == 'e' || s.charAt(i) == 'E')
-                    && (i + 1 >= s.length() || !(Character.isDigit(s.charAt(i + 1)) || s.charAt(i + 1) == '-'
-                    || s.charAt(i + 1) == '+'))) {
-                break;
-            }
-            i++;
+        String s = String.valueOf(value).trim();
+        if (s.endsWith("%")) {
+            return plainNumber(s.substring(0, s.length() - 1).trim()) / 100;
         }
-        if (i == 0) {
-            throw new IllegalArgumentException("expected a number, got '" + s + "'");
+        if (fieldName.endsWith("Ps")) {
+            return Quantity.picoseconds(s, 1);
         }
-        double num;
-        try {
-            num = Double.parseDouble(s.substring(0, i));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected a number, got '" + s + "'");
-        }
-        String unit = s.substring(i).trim();
-        if (unit.isEmpty()) {
-            return num;
-        }
-        if (unit.equals("%")) {
-            return num / 100;
-        }
-        if (fieldName.endsWith("Ps") || fieldName.endsWith("Ns")) {
-            double ps = switch (unit) {
-                case "ps" -> 1;
-                case "ns" -> 1e3;
-                case "us" -> 1e6;
-                case "ms" -> 1e9;
-                case "s" -> 1e12;
-                default -> throw new IllegalArgumentException("unknown time unit '" + unit + "' (ps, ns, us, ms, s)");
-            };
-            return fieldName.endsWith("Ps") ? num * ps : num * ps / 1e3;
+        if (fieldName.endsWith("Ns")) {
+            return Quantity.picoseconds(s, Quantity.PS_PER_NS) / (double) Quantity.PS_PER_NS;
         }
         if (fieldName.endsWith("Bps")) {
-            String u = unit.endsWith("bps") ? unit.substring(0, unit.length() - 3) : unit;
-            return num * switch (u) {
-                case "" -> 1;
-                case "K", "k" -> 1e3;
-                case "M" -> 1e6;
-                case "G" -> 1e9;
-                case "T" -> 1e12;
-                default -> throw new IllegalArgumentException("unknown rate unit '" + unit + "' (Kbps, Mbps, Gbps, Tbps)");
-            };
+            return Quantity.bitsPerSecond(s);
         }
         if (fieldName.endsWith("Bytes") || fieldName.equals("bytes") || fieldName.equals("mtu")) {
-            return num * switch (unit) {
-                case "B" -> 1;
-                case "KB", "kB" -> 1e3;
-                case "MB" -> 1e6;
-                case "GB" -> 1e9;
-                case "KiB" -> 1024;
-                case "MiB" -> 1024 * 1024;
-                case "GiB" -> 1024.0 * 1024 * 1024;
-                default -> throw new IllegalArgumentException("unknown size unit '" + unit + "' (B, KB, KiB, MB, MiB, GB, GiB)");
-            };
+            return Quantity.bytes(s);
         }
-        throw new IllegalArgumentException("'" + s + "' has a unit but this field takes a plain number");
+        return plainNumber(s);
+    }
+
+    private static double plainNumber(String s) {
+        try {
+            return Double.parseDouble(s.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(s.isEmpty() || !Character.isDigit(s.charAt(0)) && s.charAt(0) != '-'
+                    && s.charAt(0) != '.' ? "expected a number, got '" + s + "'"
+                    : "'" + s + "' has a unit but this field takes a plain number");
+        }
     }
 }

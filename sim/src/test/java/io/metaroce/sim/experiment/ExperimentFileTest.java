@@ -88,7 +88,7 @@ class ExperimentFileTest {
         assertTrue(e.getMessage().contains("fabric.hostz") && e.getMessage().contains("known: "), e.getMessage());
         e = assertThrows(SpecFields.SpecException.class,
                 () -> ExperimentFile.parse("x", "fabric: {hostLinkDelayPs: 3 parsecs}"));
-        assertTrue(e.getMessage().contains("unknown time unit"), e.getMessage());
+        assertTrue(e.getMessage().contains("unknown unit in time '3 parsecs'"), e.getMessage());
         e = assertThrows(SpecFields.SpecException.class, () -> ExperimentFile.parse("x", "fabric: {hosts: 2.5}"));
         assertTrue(e.getMessage().contains("whole number"), e.getMessage());
         e = assertThrows(SpecFields.SpecException.class, () -> ExperimentFile.parse("x",

@@ -1,0 +1,59 @@
+package io.metaroce.net;
+
+/**
+ * The engine's clock on a host whose cores are shared: it follows the monotonic clock, except that one step
+ * (the time between two duty cycles) counts at most {@code maxStepNs}. When the agent thread was not scheduled
+ * for longer than that, the rest of the gap is a scheduling stall, not network time: the protocol's timers
+ * (RTO, loss detection, probes) do not see it, so a stall of either end is not taken for loss. Every step
+ * longer than the limit is counted, with the time left out.
+ */
+final class StallClock {
+    private final long maxStepNs;
+    private long lastRealNs;
+    private long nowNs;
+    private long stalls;
+    private long stalledNs;
+
+    /** Starts at {@code realNs}; {@code maxStepNs} {@code <= 0} turns the clamp off (engine time = real time). */
+    StallClock(long realNs, long maxStepNs) {
+        this.maxStepNs = maxStepNs;
+        this.lastRealNs = realNs;
+        this.nowNs = realNs;
+    }
+
+    /** Advances to the real time {@code realNs} and returns the engine's time (never decreasing). */
+    long advance(long realNs) {
+        long step = realNs - lastRealNs;
+        lastRealNs = realNs;
+        if (step <= 0) {
+            return nowNs;
+        }
+        if (maxStepNs > 0 && step > maxStepNs) {
+            stalls++;
+            stalledNs += step - maxStepNs;
+            step = maxStepNs;
+        }
+        nowNs += step;
+        return nowNs;
+    }
+
+    /** The engine time at the last {@link #advance}. */
+    long now() {
+        return nowNs;
+    }
+
+    /** How long to wait in real time, from the last {@link #advance}, for the engine deadline {@code deadlineNs}. */
+    long untilNs(long deadlineNs) {
+        return deadlineNs - nowNs;
+    }
+
+    /** Steps longer than the limit so far. */
+    long stalls() {
+        return stalls;
+    }
+
+    /** Time left out of the engine's clock so far, in nanoseconds. */
+    long stalledNs() {
+        return stalledNs;
+    }
+}

@@ -1,0 +1,29 @@
+package io.metaroce.net;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The engine's clock follows real time but leaves out the part of a long gap beyond the limit. */
+class StallClockTest {
+    @Test
+    void shortStepsPassLongOnesAreClampedAndCounted() {
+        StallClock c = new StallClock(1_000, 2_000_000);
+        assertEquals(1_000 + 500_000, c.advance(1_000 + 500_000));
+        assertEquals(1_000 + 2_500_000, c.advance(1_000 + 2_500_000)); // a 2 ms step: the limit, not a stall
+        assertEquals(0, c.stalls());
+        long t = c.advance(1_000 + 2_500_000 + 10_000_000); // a 10 ms gap
+        assertEquals(1_000 + 4_500_000, t);
+        assertEquals(1, c.stalls());
+        assertEquals(8_000_000, c.stalledNs());
+        assertEquals(t, c.advance(1_000), "never backwards");
+        assertEquals(300_000, c.untilNs(t + 300_000));
+    }
+
+    @Test
+    void zeroLimitIsRealTime() {
+        StallClock c = new StallClock(0, 0);
+        assertEquals(50_000_000, c.advance(50_000_000));
+        assertEquals(0, c.stalls());
+    }
+}
