@@ -3,5 +3,6 @@ module io.metaroce.net {
     requires transitive io.metaroce.core;
     requires org.jctools.core;
     exports io.metaroce.net;
+    exports io.metaroce.net.cm;
     exports io.metaroce.net.testbed;
 }

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Remote mode: the whole suite (MUST and SHOULD) against our own agent over loopback UDP, through the agent
  * control protocol, on the wall clock (time scaled x100). Cases needing what a remote target cannot offer (exact
- * virtual time, ECN marks seen by a Java socket, bursts, a CM) are skipped; everything else passes (a case that
+ * virtual time, ECN marks seen by a Java socket, bursts) are skipped; the CM cases run (the agent hosts the
+ * same connection manager as the real datapath); everything else passes (a case that
  * fails is retried once, since a shared machine can stall the wall clock; a retried pass is printed as flaky).
  */
 class RemoteSuiteTest {

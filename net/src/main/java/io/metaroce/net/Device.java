@@ -341,6 +341,28 @@ public final class Device implements AutoCloseable {
         });
     }
 
+    /**
+     * Closes {@code qp}'s connection in order (CM-10): the QP goes to ERROR (its outstanding work is flushed) and
+     * a CM_DREQ is sent, retransmitted until the peer answers or the retries run out (about 1.3 s). Waits up to
+     * {@code timeoutMs}; returns whether the peer answered. A QP without an open connection returns false at once.
+     */
+    public boolean disconnect(DeviceQp qp, long timeoutMs) {
+        CompletableFuture<Boolean> f = new CompletableFuture<>();
+        if (!submit(() -> cm.disconnect(qp, f))) {
+            return false;
+        }
+        try {
+            return await(f, timeoutMs);
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    /** The connection manager's counters by name ({@code io.metaroce.net.cm.CmCounter}), taken on the agent. */
+    public java.util.Map<String, Long> cmCounters() {
+        return call(cm::counters);
+    }
+
     /** The next accepted QP, waiting up to {@code timeoutMs}; null on timeout. */
     public DeviceQp accept(long timeoutMs) throws InterruptedException {
         if (!inline) {

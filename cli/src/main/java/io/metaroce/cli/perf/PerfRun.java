@@ -36,15 +36,18 @@ final class PerfRun {
                     + Endpoint.CTRL_RECV_SLOTS + 16) + 64;
             Result r;
             DeviceStats stats;
+            Map<String, Long> cm;
             try (Session s = new Session(kind, o, out, err, rq, cq)) {
                 r = kind.latency() ? new LatTest(s).run() : new BwTest(s).run();
                 stats = s.stats();
+                cm = s.cmCounters();
             }
             if (o.stats) {
                 out.print(stats.format());
                 out.flush();
             }
             rec = record(kind, o, r, stats);
+            rec.metrics.put("cm_disconnects", cm.getOrDefault("CM_DISCONNECTS", 0L));
             if (o.record != null) {
                 rec.write(o.record);
                 out.println("record: " + o.record + " (verdict: " + rec.verdict() + ")");

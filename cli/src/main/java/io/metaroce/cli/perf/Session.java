@@ -5,6 +5,7 @@ import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.Access;
 import io.metaroce.core.MemoryRegion;
 import io.metaroce.core.ProtectionDomain;
+import io.metaroce.core.QpState;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import io.metaroce.net.Device;
@@ -45,6 +46,8 @@ final class Session implements AutoCloseable {
     private static final long LINGER_NS = 20_000_000;
     /** How long the server waits for its "bye" to be acknowledged before it closes anyway. */
     private static final long BYE_WAIT_NS = 2_000_000_000L;
+    /** How long a side waits for the answer to its CM_DREQ (the CM gives up after about 1.3 s of retries). */
+    private static final long DISCONNECT_WAIT_MS = 3_000;
 
     final TestKind kind;
     final PerfOptions o;
@@ -60,6 +63,8 @@ final class Session implements AutoCloseable {
     private final StatsFileWriter statsWriter;
     private final MetricsEndpoint metrics;
     private long lastProgressNs = System.nanoTime();
+    /** The device's received datagrams at the last progress check. */
+    private long lastRxDatagrams = -1;
     /** After "bye": flushed or failed work of a closing peer is expected, not an error. */
     private boolean finishing;
 
@@ -141,6 +146,8 @@ final class Session implements AutoCloseable {
                         + " to " + o.host + ":" + o.port + ": " + e.getMessage());
             }
         }
+        progress(); // --timeout counts from here: connecting had its own limit
+        lastRxDatagrams = device.stats().rxDatagrams();
     }
 
     /** Client: waits until every server buffer message has arrived. */
@@ -162,6 +169,8 @@ final class Session implements AutoCloseable {
         out.flush();
         for (int i = 0; i < o.qps; i++) {
             DeviceQp qp = acceptOne(i);
+            progress(); // a client came: --timeout counts from now, not from the start (the first wait has no limit)
+            lastRxDatagrams = device.stats().rxDatagrams();
             Endpoint ep = new Endpoint(i, qp, register(allocate(Endpoint.CTRL_BYTES)));
             eps.add(ep);
             postRecv(ep, Wire.WR_INFO_RECV, 0, ep.ctrl, Endpoint.CTRL_PEER_INFO, BufferInfo.BYTES);
@@ -316,11 +325,25 @@ final class Session implements AutoCloseable {
     void idle(String what) {
         poller.idle();
         long now = System.nanoTime();
-        if (now - lastProgressNs > o.timeoutNs()) {
+        if (now - lastProgressNs > o.timeoutNs() && !datagramsArrived()) {
             throw new PerfException(PerfException.ERROR, "no progress for " + o.timeoutS + " s while " + what
                     + "; device statistics:\n" + safeStats());
         }
         checkDevice();
+    }
+
+    /**
+     * Whether the device received datagrams since the last look (a write-bw server completes nothing while the
+     * client's data arrives: that is progress too); counts as progress if so. Asked once per --timeout period.
+     */
+    private boolean datagramsArrived() {
+        long rx = device.stats().rxDatagrams();
+        boolean arrived = rx != lastRxDatagrams;
+        lastRxDatagrams = rx;
+        if (arrived) {
+            progress();
+        }
+        return arrived;
     }
 
     private void checkDevice() {
@@ -355,6 +378,21 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
+        for (Endpoint ep : eps) {
+            disconnect(ep);
+        }
+    }
+
+    /** Closes {@code ep}'s connection in order (CM_DREQ, CM-10); warns when the peer does not answer. */
+    private void disconnect(Endpoint ep) {
+        if (ep.qp.state() == QpState.ERROR) {
+            return; // the peer closed it already
+        }
+        if (!device.disconnect(ep.qp, DISCONNECT_WAIT_MS)) {
+            err.println("perf " + kind.id() + ": warning: QP " + hex(ep.qp.qpn()) + ": the peer did not answer the "
+                    + "CM_DREQ");
+            err.flush();
+        }
     }
 
     /** Server: waits for "done" on every QP, answers "bye" and waits (bounded) for the bye to be acknowledged. */
@@ -371,6 +409,24 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
+        // the client closes each connection after its linger (CM_DREQ); one it does not close, the server closes
+        until = System.nanoTime() + Math.min(BYE_WAIT_NS, o.timeoutNs());
+        while (!eps.stream().allMatch(e -> e.qp.state() == QpState.ERROR)
+                && System.nanoTime() - until < 0) {
+            if (!pollOne(h)) {
+                poller.idle();
+            }
+        }
+        for (Endpoint ep : eps) {
+            if (ep.qp.state() != QpState.ERROR) {
+                disconnect(ep);
+            }
+        }
+    }
+
+    /** The connection manager's counters ({@code CmCounter} names). */
+    java.util.Map<String, Long> cmCounters() {
+        return device.cmCounters();
     }
 
     // ------------------------------------------------------------------ output

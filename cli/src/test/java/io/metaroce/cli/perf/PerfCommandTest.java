@@ -49,7 +49,28 @@ class PerfCommandTest {
         assertTrue(y.contains("goodput_gbps: "), y);
         assertTrue(y.contains("goodput_gbps: \">= 0.0001\""), y);
         assertTrue(y.contains("retransmits: "), y);
+        assertTrue(y.contains("cm_disconnects: 1"), "the client closed with a CM_DREQ: " + y);
         assertTrue(y.endsWith("verdict: pass\n"), y);
+        assertTrue(!r[0].err().contains("CM_DREQ") && !r[1].err().contains("CM_DREQ"), r[0].err() + r[1].err());
+    }
+
+    @Test
+    void aServerWithATimeoutStillServesAClientThatComesLater() throws Exception {
+        // --timeout limits a stalled run, not the wait for the first client: a stray datagram, then a client that
+        // comes after more than --timeout, must run normally (the bug: "no progress" right after the handshake)
+        PerfHarness.Server server = new PerfHarness.Server("write-bw", "-p", "0", "--timeout", "1", "-s", "4096",
+                "--verify", "--min-rto-us", "20000");
+        int port = server.port();
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            byte[] stray = new byte[40];
+            s.send(new java.net.DatagramPacket(stray, stray.length, java.net.InetAddress.getLoopbackAddress(), port));
+        }
+        Thread.sleep(1_500); // longer than the server's --timeout: the wall clock is what the option is about
+        PerfHarness.Run client = PerfHarness.run("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout",
+                "20", "--min-rto-us", "20000", "-s", "4096", "-n", "200");
+        PerfHarness.Run srv = server.join(30_000);
+        bothExitZero(new PerfHarness.Run[] {srv, client});
+        assertTrue(srv.out().contains("data verified"), srv.out());
     }
 
     @Test

@@ -251,7 +251,8 @@ public final class Agent implements AutoCloseable {
             case "HELLO" -> {
                 r.put("version", Integer.toString(PROTOCOL_VERSION));
                 r.put("dataport", Integer.toString(dataAddress().getPort()));
-                r.put("caps", String.join(",", Target.PATH_STATS, Target.COUNTERS, Target.SOURCE_FILTER));
+                r.put("caps", String.join(",", Target.PATH_STATS, Target.COUNTERS, Target.SOURCE_FILTER,
+                        Target.CM));
                 r.put("impl", "MetaRoCE-J-engine");
             }
             case "RESET" -> {
@@ -264,6 +265,8 @@ public final class Agent implements AutoCloseable {
                 });
                 timeScale = Math.max(1, m.num("timescale", 1));
                 host.reset(cfg, m.num("seed", 1));
+                InetSocketAddress d = dataAddress();
+                host.datapathAddress(d.getAddress().getAddress(), d.getPort());
                 ready = true;
                 peer = null;
                 stranger = 0;

@@ -11,6 +11,12 @@ import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.Transmit;
 import io.metaroce.core.WorkCompletion;
+import io.metaroce.core.wire.CmMessage;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.net.cm.CmCodec;
+import io.metaroce.net.cm.CmEndpoint;
+import io.metaroce.net.cm.CmHost;
+import io.metaroce.net.cm.CmSettings;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
@@ -42,6 +48,9 @@ public final class EngineHost {
     private final WorkCompletion wc = new WorkCompletion();
     private long nowNs;
     private CmEndpoint cm;
+    private final MemorySegment emitted = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
+    private int cmPort = Packet.DEFAULT_UDP_PORT;
+    private byte[] cmAddress = {127, 0, 1, 1};
     /**
      * Whether the case set up a connection manager (qp LISTEN / CONNECT): only then are CM datagrams the CM's;
      * otherwise they reach the engine, which must drop them (CM-15).
@@ -74,25 +83,71 @@ public final class EngineHost {
         captured.clear();
         out = MemorySegment.ofArray(new byte[engine.maxDatagramLength()]);
         nowNs = 0;
-        EngineConfig used = cfg;
-        cm = new CmEndpoint(new CmEndpoint.Device() {
-            @Override
-            public QueuePair newQp() {
-                qp = engine.createQp(pd, sendCq, recvCq);
-                return qp;
-            }
-
-            @Override
-            public void emit(byte[] datagram) {
-                captured.add(new Target.Captured(nowNs, datagram, 0, -1));
-            }
-
-            @Override
-            public EngineConfig config() {
-                return used;
-            }
-        });
+        cm = new CmEndpoint(new Host(cfg), CmSettings.recommended(cfg.connectionTimeoutNs));
         cmRandom = new SplittableRandom(seed ^ 0x434D_434D_434D_434DL);
+    }
+
+    /**
+     * The datapath address and UDP port the connection manager announces (CM-14): the agent's socket; in process
+     * 127.0.1.1 (plane k: 127.0.1.k) and the default port.
+     */
+    public void datapathAddress(byte[] ipv4, int port) {
+        cmAddress = ipv4.clone();
+        cmPort = port;
+    }
+
+    /** The connection manager's view of this host: one device, one peer (the tester), virtual time. */
+    private final class Host implements CmHost {
+        private final EngineConfig cfg;
+
+        Host(EngineConfig cfg) {
+            this.cfg = cfg;
+        }
+
+        @Override
+        public QueuePair newQp() {
+            qp = engine.createQp(pd, sendCq, recvCq);
+            qp.modifyToInit();
+            return qp;
+        }
+
+        @Override
+        public int peerHandle(long remote, CmMessage m) {
+            return TESTER_PEER;
+        }
+
+        @Override
+        public void emit(MemorySegment datagram, int length, long remote) {
+            byte[] b = new byte[length];
+            MemorySegment.copy(datagram, 0, MemorySegment.ofArray(b), 0, length);
+            captured.add(new Target.Captured(nowNs, b, 0, -1));
+        }
+
+        @Override
+        public EngineConfig config() {
+            return cfg;
+        }
+
+        @Override
+        public List<byte[]> planeAddresses() {
+            List<byte[]> l = new ArrayList<>();
+            for (int i = 0; i < cfg.planes; i++) {
+                byte[] a = cmAddress.clone();
+                a[3] = (byte) (a[3] + i);
+                l.add(a);
+            }
+            return l;
+        }
+
+        @Override
+        public int udpPort() {
+            return cmPort;
+        }
+
+        @Override
+        public int responderInitialPsn() {
+            return iutPsn;
+        }
     }
 
     private static void set(EngineConfig cfg, String knob, String value) {
@@ -150,7 +205,7 @@ public final class EngineHost {
         this.testerPsn = testerPsn;
         cmRuns = state.equals("LISTEN") || state.equals("CONNECT");
         if (state.equals("LISTEN")) {
-            cm.listen(iutPsn);
+            cm.listen();
             return 0;
         }
         qp = engine.createQp(pd, sendCq, recvCq);
@@ -158,7 +213,7 @@ public final class EngineHost {
             case "RESET" -> { }
             case "CONNECT" -> {
                 qp.modifyToInit();
-                cm.connect(nowNs, qp, cmRandom.nextLong(), iutPsn);
+                cm.connect(nowNs, qp, cmRandom.nextLong(), iutPsn, 0, Engine.NO_DEADLINE);
             }
             case "INIT" -> qp.modifyToInit();
             case "RTR" -> {
@@ -184,11 +239,12 @@ public final class EngineHost {
     }
 
     private void deliver(long tNs, byte[] data, int length, int ecn) {
-        if (cmRuns && CmEndpoint.isCm(data, length)) {
-            cm.handle(tNs, data, length); // CM-15: CM datagrams go to the connection manager, not the engine
+        MemorySegment seg = MemorySegment.ofArray(data);
+        if (cmRuns && CmCodec.isCm(seg, length)) {
+            cm.handle(tNs, seg, length, 0); // CM-15: CM datagrams go to the connection manager, not the engine
         } else {
-            engine.handleDatagram(tNs, MemorySegment.ofArray(data), length, ecn);
-            cm.afterData();
+            engine.handleDatagram(tNs, seg, length, ecn);
+            cm.checkImplicitRtu();
         }
     }
 
@@ -215,7 +271,7 @@ public final class EngineHost {
     public void fire(long tNs) {
         nowNs = tNs;
         engine.handleTimeout(tNs);
-        cm.onTimeout(tNs);
+        cm.onTimer(tNs);
         drain();
     }
 
@@ -279,7 +335,11 @@ public final class EngineHost {
                 case "INIT" -> qp.modifyToInit();
                 case "RTR" -> qp.modifyToRtr(TESTER_PEER, testerQpn, testerPsn);
                 case "RTS" -> qp.modifyToRts(iutPsn);
-                case "ERROR" -> qp.modifyToError();
+                case "ERROR" -> {
+                    if (!cm.disconnect(nowNs, qp)) { // a CM connection closes in order: ERROR and CM_DREQ (CM-10)
+                        qp.modifyToError();
+                    }
+                }
                 case "RESET" -> qp.modifyToReset();
                 default -> throw new IllegalArgumentException("bad state " + state);
             }
@@ -321,12 +381,13 @@ public final class EngineHost {
         return qp == null ? "RESET" : qp.state().name();
     }
 
-    /** Every engine counter. */
+    /** Every engine counter and the connection manager's. */
     public Map<String, Long> counters() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Counter c : Counter.values()) {
             m.put(c.name(), engine.counters().get(c));
         }
+        m.putAll(cm.counters()); // CTR-7: the connection manager's own, CM_ prefixed
         return m;
     }
 

@@ -91,11 +91,48 @@ class CmEndpointTest {
     void aRejectIsRememberedForDuplicateRequests() {
         passes("rej-remembered", "", """
                 qp LISTEN
-                @0   send CM_REQ cid=0x3 ipsn=1 mtu=2048 paths=1 planes=1
-                     expect CM_REJ cid=0x3 reason=INVALID_PARAMS
-                +1ms send CM_REQ cid=0x3 ipsn=1 mtu=2048 paths=1 planes=1
+                @0   send CM_REQ cid=0x3 ipsn=1 mtu=512 paths=1 planes=1
+                     expect CM_REJ cid=0x3 reason=INVALID_PARAMS sqpn=0 cqpn=0 port=0 ipsn=0 mtu=0 paths=0 planes=0
+                +1ms send CM_REQ cid=0x3 ipsn=1 mtu=512 paths=1 planes=1
                      expect CM_REJ cid=0x3 reason=INVALID_PARAMS
                      check sent CM_REP total=0
+                """);
+    }
+
+    @Test
+    void aListenerLowersALargerRequestToWhatItRuns() {
+        passes("rep-lowers", "", """
+                qp LISTEN
+                @0   send CM_REQ cid=0x5 ipsn=1 mtu=4096 paths=8 planes=4
+                     expect CM_REP cid=0x5 mtu=1024 paths=1 planes=1
+                """);
+    }
+
+    @Test
+    void anInitiatorRejectsARepLoweredBelowWhatItRuns() {
+        passes("rep-too-low", "", """
+                qp CONNECT
+                @0   expect CM_REQ cid=?c cqpn=?q
+                +1ms send CM_REP cid=$c pqpn=$q ipsn=0x5000 mtu=512 paths=1 planes=1
+                     expect CM_REJ cid=$c reason=INVALID_PARAMS sqpn=$q cqpn=$q port=0
+                     check state ERROR
+                """);
+    }
+
+    @Test
+    void ourCloseSendsDreqUntilAnswered() {
+        passes("our-close", "", """
+                qp LISTEN
+                @0   send CM_REQ cid=0x6 ipsn=1 mtu=1024 paths=1 planes=1
+                     expect CM_REP cid=0x6 cqpn=?q
+                     send CM_RTU cid=0x6 pqpn=$q planes=0 mtu=0 paths=0 port=0
+                +1ms modify ERROR
+                     expect CM_DREQ cid=0x6 cqpn=$q pqpn=TQPN t=1ms
+                @5ms expect CM_DREQ cid=0x6 t=2ms
+                     expect CM_DREQ cid=0x6 t=4ms
+                     send CM_DREQ cid=0x6 pqpn=$q planes=0 mtu=0 paths=0 port=0
+                @100ms expect none CM_DREQ
+                     check state ERROR
                 """);
     }
 

@@ -248,11 +248,38 @@ class GoldenVectorTest {
     }
 
     @Test
+    void cmReqWithCapabilities() throws IOException {
+        MemorySegment s = checked(Vector.CM_REQ_CAPS);
+        assertBase(s, Opcode.CM_REQ, 0, 0, 0, 18, 0, 0, 0x00000a01, 1_000_015_000L);
+        CmMessage m = CmMessage.parse(Opcode.CM_REQ, s, BaseHeader.LENGTH, 18);
+        assertEquals(0x80000001, m.capabilities());
+        assertEquals(CmMessage.CAP_AUTH, m.capabilities() & CmMessage.CAP_AUTH);
+        assertEquals(0x0123456789abcdf1L, m.connectionId());
+        assertEquals(1024, m.mtu());
+        assertEquals(16, m.paths());
+    }
+
+    @Test
+    void ackAcrossThePsnWrapAtTheWindowEdge() throws IOException {
+        MemorySegment s = checked(Vector.ACK_WRAP);
+        assertBase(s, Opcode.ACK, 0, 0x00000a01, 15, 0, 0, 0, 0x00000b02, 1_000_016_000L);
+        AckHeader a = new AckHeader().wrap(s, BaseHeader.LENGTH);
+        assertEquals(0xffffff80, a.cumPsn());
+        assertEquals(2L, a.sackWord(0)); // bit 1: cum + 2 = 0xffffff82
+        assertEquals(0x8000000000000000L, a.sackWord(1)); // bit 127: cum + 128 = 0x00000000
+        assertEquals(0xc000000000000000L, a.sackWord(3)); // bits 254, 255: 0x0000007f, 0x00000080
+    }
+
+    @Test
     void oneVectorPerOpcode() {
         int[] opcodes = {Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_REQ,
                 Opcode.READ_RESP, Opcode.ACK, Opcode.NAK, Opcode.PROBE, Opcode.PROBE_REPLY, Opcode.CM_REQ,
                 Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ};
-        assertEquals(opcodes.length, Vector.values().length);
+        assertTrue(Vector.values().length >= opcodes.length);
+        for (int i = opcodes.length; i < Vector.values().length; i++) { // corner-case vectors come after
+            Vector v = Vector.values()[i];
+            assertTrue(v.name().startsWith(Opcode.name(v.opcode) + "_"), v.name());
+        }
         for (int i = 0; i < opcodes.length; i++) {
             assertEquals(opcodes[i], Vector.values()[i].opcode);
             assertEquals(Opcode.name(opcodes[i]), Vector.values()[i].name());

@@ -60,7 +60,10 @@ public final class GoldenVectors {
     GoldenVectors() {
     }
 
-    /** One golden vector per opcode, in opcode order; {@link #fileName()} names its resource file. */
+    /**
+     * One golden vector per opcode, in opcode order, then vectors for corner cases (named after their opcode and
+     * the case); {@link #fileName()} names its resource file.
+     */
     enum Vector {
         WRITE(Opcode.WRITE, "Single-packet RDMA WRITE of 16 bytes, A to B, first transmission on path 0") {
             @Override
@@ -185,6 +188,27 @@ public final class GoldenVectors {
             byte[] build() {
                 return cm(QPN_A, 0, T0 + 14_000, new CmMessage(opcode, CONN_ID + 1, 0, QPN_A, 0, 0, 0, 0, 0, 2,
                         List.of()));
+            }
+        },
+        CM_REQ_CAPS(Opcode.CM_REQ, "A asks again with a new connection id (...f1), offering capabilities 0x80000001: "
+                + "CAP_AUTH and reserved bit 31, which a version 1 listener ignores and never sets in its REP (CM-13); "
+                + "MTU 1024, 16 paths, one plane") {
+            @Override
+            byte[] build() {
+                return cm(0, QPN_A, T0 + 15_000, new CmMessage(opcode, CONN_ID + 2, QPN_A, 0, IPSN_A, 1024, 16,
+                        0x80000001, Packet.DEFAULT_UDP_PORT, 0, List.of(ipv4(10, 0, 0, 1))));
+            }
+        },
+        ACK_WRAP(Opcode.ACK, "B acks A's path 15 across the PSN wrap at the window's edge: cum 0xffffff80; "
+                + "0xffffff81 missing; 0xffffff82, 0x00000000 (bit 127) and 0x0000007f, 0x00000080 (bits 254, 255, "
+                + "the last PSN of the window, SACK-1) accepted") {
+            @Override
+            byte[] build() {
+                return frame(opcode, 0, QPN_A, QPN_B, 15, 0, 0, T0 + 16_000, new byte[0],
+                        ext -> new AckHeader().wrap(ext, 0).cumPsn(0xffffff80).ceCount(0).reserved(0)
+                                .echoTimestampNs(T0 + 15_500).grantMbps(100_000).rxMsn(9)
+                                .sackWord(0, 0x0000000000000002L).sackWord(1, 0x8000000000000000L).sackWord(2, 0L)
+                                .sackWord(3, 0xc000000000000000L));
             }
         };
 

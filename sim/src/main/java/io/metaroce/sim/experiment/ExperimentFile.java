@@ -4,6 +4,8 @@ import io.metaroce.sim.ExperimentSpec;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 
 import java.io.IOException;
@@ -39,6 +41,8 @@ import java.util.Set;
  * then the matching {@code overrides}, then command-line {@code --set} values.
  */
 public final class ExperimentFile {
+    /** Most points a sweep may have (each is a full simulation). */
+    static final int MAX_POINTS = 10_000;
     private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
             "description", "overrides");
 
@@ -146,8 +150,24 @@ public final class ExperimentFile {
                         map(k + ".set", required(c, "set", k))));
             }
         }
-        // validate the base now: a typo should fail before any run
-        spec(Map.of(), false);
+        checkPoints(); // a typo or a bad value fails now, before any run, as an input error
+    }
+
+    /** Builds and checks every point, full size and scaled down (PointChecks). */
+    private void checkPoints() {
+        long n = 1;
+        for (List<Object> values : sweep.values()) {
+            n = Math.min(Long.MAX_VALUE / 2, n * Math.max(1, values.size()));
+        }
+        if (n > MAX_POINTS) {
+            throw new SpecFields.SpecException("sweep", n + " points (the product of the axes' sizes); at most "
+                    + MAX_POINTS);
+        }
+        for (boolean scaledDown : new boolean[] {false, true}) {
+            for (Map<String, Object> p : points(scaledDown)) {
+                PointChecks.check(spec(p, scaledDown));
+            }
+        }
     }
 
     /** Loads an experiment file; errors name the file and the key or the YAML line. */
@@ -155,9 +175,21 @@ public final class ExperimentFile {
         String fileName = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
         try {
             return parse(fileName, Files.readString(file));
-        } catch (SpecFields.SpecException | YAMLException e) {
+        } catch (MarkedYAMLException e) {
+            // one line: FILE:LINE:COLUMN: the parser's problem (its context and snippet would take eight lines)
+            Mark at = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String where = at == null ? file.toString() : file + ":" + (at.getLine() + 1) + ":" + (at.getColumn() + 1);
+            String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
+            throw new SpecFields.SpecException(where, "YAML error: " + oneLine(problem));
+        } catch (YAMLException e) {
+            throw new SpecFields.SpecException(file.toString(), "YAML error: " + oneLine(e.getMessage()));
+        } catch (SpecFields.SpecException e) {
             throw new SpecFields.SpecException(file.toString(), e.getMessage());
         }
+    }
+
+    private static String oneLine(String s) {
+        return String.valueOf(s).replaceAll("\\s*\\R\\s*", " ").trim();
     }
 
     /** Parses experiment YAML text; {@code defaultName} is used when the file has no {@code name}. */
@@ -182,6 +214,7 @@ public final class ExperimentFile {
         spec(Map.of(key, values.get(0)), false); // validates the key and the first value
         sweep.put(key, values);
         scaledSweep.remove(key); // the command line wins over the file's scaled-down values too
+        checkPoints();
     }
 
     /**
@@ -192,6 +225,7 @@ public final class ExperimentFile {
         spec(Map.of(key, value), false);
         overrides.put(key, value);
         sweep.remove(key);
+        checkPoints();
     }
 
     /**

@@ -1,0 +1,467 @@
+package io.metaroce.net.cm;
+
+import io.metaroce.core.Counter;
+import io.metaroce.core.Engine;
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.QpState;
+import io.metaroce.core.QueuePair;
+import io.metaroce.core.wire.CmMessage;
+import io.metaroce.core.wire.Opcode;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A sans-IO connection manager (spec CM-1..CM-16, state machines of section 08). It parses CM datagrams, drives
+ * the engine's QPs through their verbs ({@code modifyToRtr}, {@code modifyToRts}, {@code modifyToError}) and
+ * emits its own datagrams through its {@link CmHost}. No sockets, threads or clocks: every input carries the time
+ * in ns, {@link #nextDeadline} tells when {@link #onTimer} must run. Both sides: a listener accepts REQs
+ * ({@link #listen}), an initiator runs attempts ({@link #connect}), either side closes ({@link #disconnect}).
+ * Not thread safe: one driver thread.
+ */
+public final class CmEndpoint {
+    private final CmHost host;
+    private final CmSettings settings;
+    private final long[] counters = new long[CmCounter.all().length];
+    private final CmCodec codec = new CmCodec(counters);
+    private final MemorySegment out = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
+    private final Map<CmConnection.Key, CmConnection> conns = new HashMap<>();
+    private final Map<Integer, CmConnection> byQpn = new HashMap<>();
+    /** Responders in REP_SENT: checked for an implicit RTU (CM-8) until they are established. */
+    private final List<CmConnection> awaitingRtu = new ArrayList<>();
+    private boolean listening;
+    private long nextDeadlineNs = Engine.NO_DEADLINE;
+    private boolean deadlineDirty;
+
+    /** A connection manager for {@code host} with the timers of {@code settings}. */
+    public CmEndpoint(CmHost host, CmSettings settings) {
+        this.host = host;
+        this.settings = settings;
+    }
+
+    /** Makes this device accept CM_REQs from now on. */
+    public void listen() {
+        listening = true;
+    }
+
+    /** The value of {@code c}. */
+    public long counter(CmCounter c) {
+        return counters[c.ordinal()];
+    }
+
+    /** Every counter by name, in declaration order. */
+    public Map<String, Long> counters() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (CmCounter c : CmCounter.all()) {
+            m.put(c.name(), counters[c.ordinal()]);
+        }
+        return m;
+    }
+
+    /** Connections and remembered attempts (for leak checks). */
+    public int connectionCount() {
+        return conns.size();
+    }
+
+    /**
+     * Starts attempt {@code cid} (CM-3: unique among ours, random) for {@code qp} (in INIT) toward {@code remote}
+     * with initial PSN {@code psn} (CM-12): sends the CM_REQ now and retransmits it (CM-4) until an answer, the
+     * retries are exhausted or {@code deadlineNs} ({@link Engine#NO_DEADLINE}: none) passes.
+     */
+    public void connect(long nowNs, QueuePair qp, long cid, int psn, long remote, long deadlineNs) {
+        CmConnection.Key key = new CmConnection.Key(remote, cid);
+        if (conns.containsKey(key)) {
+            throw new IllegalArgumentException("connection id " + Long.toHexString(cid) + " already in use");
+        }
+        CmConnection c = new CmConnection(key, true, CmState.REQ_SENT);
+        c.qp = qp;
+        c.localPsn = psn;
+        c.deadlineNs = deadlineNs;
+        EngineConfig cfg = host.config();
+        CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths, 0, host.udpPort(), 0,
+                host.planeAddresses());
+        c.req = req;
+        put(c);
+        send(nowNs, req, remote);
+        c.arm(req, nowNs, settings.firstRetryNs());
+        deadlineDirty = true;
+    }
+
+    /**
+     * Closes the connection of {@code qp} (CM-10): the QP goes to ERROR (flushing its work), a CM_DREQ is sent
+     * and retransmitted until the peer's CM_DREQ or the retries run out. An attempt still waiting for its REP
+     * fails instead. Returns false when {@code qp} has no open connection here.
+     */
+    public boolean disconnect(long nowNs, QueuePair qp) {
+        CmConnection c = byQpn.get(qp.qpn());
+        if (c == null) {
+            return false;
+        }
+        switch (c.state) {
+            case REQ_SENT -> {
+                fail(c, "closed by the application before the listener answered");
+                return true;
+            }
+            case REP_SENT, ESTABLISHED -> {
+                awaitingRtu.remove(c);
+                toError(c.qp);
+                c.state = CmState.DREQ_SENT;
+                CmMessage dreq = dreq(c);
+                send(nowNs, dreq, c.key.remote());
+                c.disarm();
+                c.arm(dreq, nowNs, settings.firstRetryNs());
+                deadlineDirty = true;
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    /** The earliest time {@link #onTimer} has something to do, or {@link Engine#NO_DEADLINE}. */
+    public long nextDeadline() {
+        if (deadlineDirty) {
+            long d = Engine.NO_DEADLINE;
+            for (CmConnection c : conns.values()) {
+                long x = c.deadline();
+                if (x != Engine.NO_DEADLINE && (d == Engine.NO_DEADLINE || x - d < 0)) {
+                    d = x;
+                }
+            }
+            nextDeadlineNs = d;
+            deadlineDirty = false;
+        }
+        return nextDeadlineNs;
+    }
+
+    /**
+     * Runs what is due at {@code nowNs}: retransmissions (CM-4, CM-10), attempts whose retries or deadline ran
+     * out, the end of TIME_WAIT and of remembered REJs. Cheap when nothing is due.
+     */
+    public void onTimer(long nowNs) {
+        checkImplicitRtu();
+        long d = nextDeadline();
+        if (d == Engine.NO_DEADLINE || nowNs - d < 0) {
+            return;
+        }
+        for (CmConnection c : List.copyOf(conns.values())) {
+            if (c.forgetAtNs != Engine.NO_DEADLINE && nowNs - c.forgetAtNs >= 0) {
+                c.state = CmState.CLOSED;
+                remove(c);
+                continue;
+            }
+            if (c.deadlineNs != Engine.NO_DEADLINE && nowNs - c.deadlineNs >= 0 && c.state == CmState.REQ_SENT) {
+                fail(c, "no answer to " + (c.retries + 1) + " CM_REQs");
+                continue;
+            }
+            if (c.retryAtNs == Engine.NO_DEADLINE || nowNs - c.retryAtNs < 0) {
+                continue;
+            }
+            int max = c.state == CmState.REQ_SENT ? settings.maxReqRetries() : settings.maxDreqRetries();
+            if (c.retries >= max) {
+                if (c.state == CmState.REQ_SENT) {
+                    fail(c, "no answer to " + (c.retries + 1) + " CM_REQs");
+                } else {
+                    closed(c, false);
+                }
+                continue;
+            }
+            c.retries++;
+            c.backoffNs = Math.min(c.backoffNs * 2, settings.maxBackoffNs());
+            c.retryAtNs = nowNs + c.backoffNs;
+            counters[CmCounter.CM_RETRANSMITS.ordinal()]++;
+            send(nowNs, c.retransmit, c.key.remote());
+        }
+        deadlineDirty = true;
+    }
+
+    /**
+     * An implicit RTU (CM-8): a responder QP in RTR that has received a data packet or an ACK from its peer moves
+     * to RTS. Call after handing datagrams to the engine; scans only the responders still waiting.
+     */
+    public void checkImplicitRtu() {
+        for (int i = awaitingRtu.size() - 1; i >= 0; i--) {
+            CmConnection c = awaitingRtu.get(i);
+            if (c.qp.counters().get(Counter.RX_DATA_PACKETS) > 0 || c.qp.counters().get(Counter.RX_ACKS) > 0) {
+                established(c);
+            }
+        }
+    }
+
+    /** Handles one CM datagram from {@code remote} at {@code nowNs} (CM-15: the host's dispatch by opcode). */
+    public void handle(long nowNs, MemorySegment datagram, int length, long remote) {
+        counters[CmCounter.CM_RX_PACKETS.ordinal()]++;
+        CmMessage m = codec.decode(datagram, length);
+        if (m == null) {
+            return;
+        }
+        boolean handled = switch (m.opcode()) {
+            case Opcode.CM_REQ -> onRequest(nowNs, m, remote);
+            case Opcode.CM_REP -> onReply(nowNs, m, remote);
+            case Opcode.CM_RTU -> onRtu(m, remote);
+            case Opcode.CM_DREQ -> onDisconnect(nowNs, m, remote);
+            case Opcode.CM_REJ -> onReject(m, remote);
+            default -> false;
+        };
+        if (!handled) {
+            counters[CmCounter.CM_IGNORED.ordinal()]++; // CM-16: no transition in this state
+        }
+    }
+
+    private boolean onRequest(long nowNs, CmMessage req, long remote) {
+        CmConnection c = conns.get(new CmConnection.Key(remote, req.connectionId()));
+        if (c != null) {
+            if (c.initiator || c.answer == null) {
+                return false; // our own attempt's id (CM-16)
+            }
+            if (c.state == CmState.REP_SENT || c.state == CmState.ESTABLISHED || c.state == CmState.REJECTED) {
+                CmMessage answer = c.req.equals(req) ? c.answer
+                        : reject(req.connectionId(), 0, req.senderQpn(), CmReason.STALE); // CM-5
+                send(nowNs, answer, remote);
+                return true;
+            }
+            return false;
+        }
+        c = new CmConnection(new CmConnection.Key(remote, req.connectionId()), false, CmState.REP_SENT);
+        c.req = req;
+        c.peerQpn = req.senderQpn();
+        if (!listening) {
+            if (!host.refuseWithoutListener()) {
+                return false; // nobody listens: no state to answer from (CM-16)
+            }
+            rejectAndRemember(nowNs, c, CmReason.CONSUMER);
+            return true;
+        }
+        EngineConfig cfg = host.config();
+        // CM-6: the smaller of both; refused when this device's QPs cannot run it
+        int mtu = Math.min(req.mtu(), cfg.mtu);
+        int paths = Math.min(req.paths(), cfg.paths);
+        int planes = Math.min(req.planes().size(), cfg.planes);
+        if (!host.canRun(mtu, paths, planes)) {
+            rejectAndRemember(nowNs, c, CmReason.INVALID_PARAMS);
+            return true;
+        }
+        QueuePair qp;
+        try {
+            qp = host.newQp();
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            qp = null;
+        }
+        if (qp == null) {
+            rejectAndRemember(nowNs, c, CmReason.NO_RESOURCES);
+            return true;
+        }
+        c.qp = qp;
+        c.localPsn = host.responderInitialPsn();
+        qp.modifyToRtr(host.peerHandle(remote, req), req.senderQpn(), req.initialPsn());
+        List<byte[]> mine = host.planeAddresses();
+        c.answer = new CmMessage(Opcode.CM_REP, req.connectionId(), qp.qpn(), req.senderQpn(), c.localPsn, mtu, paths,
+                0, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13: never CAP_AUTH
+        put(c);
+        awaitingRtu.add(c);
+        send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
+        return true;
+    }
+
+    private void rejectAndRemember(long nowNs, CmConnection c, int reason) {
+        c.state = CmState.REJECTED;
+        c.answer = reject(c.key.cid(), 0, c.req.senderQpn(), reason);
+        c.forgetAtNs = nowNs + settings.timeWaitNs();
+        put(c);
+        deadlineDirty = true;
+        send(nowNs, c.answer, c.key.remote());
+    }
+
+    private boolean onReply(long nowNs, CmMessage rep, long remote) {
+        CmConnection c = conns.get(new CmConnection.Key(remote, rep.connectionId()));
+        if (c == null || !c.initiator || rep.peerQpn() != c.qp.qpn()) {
+            return false; // CM-16: unknown attempt
+        }
+        if (c.state == CmState.ESTABLISHED) {
+            if (rep.senderQpn() != c.peerQpn) {
+                return false;
+            }
+            send(nowNs, rtu(c), remote); // CM-7: our RTU was lost
+            return true;
+        }
+        if (c.state != CmState.REQ_SENT) {
+            return false;
+        }
+        EngineConfig cfg = host.config();
+        String unacceptable = null;
+        if (rep.mtu() > cfg.mtu || rep.paths() > cfg.paths || rep.planes().size() > cfg.planes) {
+            unacceptable = "the listener's CM_REP asks for more than this device proposed";
+        } else if (!host.canRun(rep.mtu(), rep.paths(), rep.planes().size())) {
+            unacceptable = "the listener lowered the connection to MTU " + rep.mtu() + ", " + rep.paths() + " paths, "
+                    + rep.planes().size() + " planes, which this device cannot run (it runs MTU " + cfg.mtu + ", "
+                    + cfg.paths + " paths, " + cfg.planes + " planes: start both sides with the same values)";
+        }
+        if (unacceptable != null) {
+            send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.INVALID_PARAMS), remote); // CM-6
+            fail(c, unacceptable);
+            return true;
+        }
+        c.peerQpn = rep.senderQpn();
+        c.disarm();
+        c.qp.modifyToRtr(host.peerHandle(remote, rep), rep.senderQpn(), rep.initialPsn());
+        c.qp.modifyToRts(c.localPsn);
+        c.state = CmState.ESTABLISHED;
+        deadlineDirty = true;
+        counters[CmCounter.CM_ESTABLISHED.ordinal()]++;
+        send(nowNs, rtu(c), remote);
+        host.connected(c.key.cid(), c.qp);
+        return true;
+    }
+
+    private boolean onRtu(CmMessage rtu, long remote) {
+        CmConnection c = conns.get(new CmConnection.Key(remote, rtu.connectionId()));
+        if (c == null || c.initiator || c.state != CmState.REP_SENT || rtu.peerQpn() != c.qp.qpn()
+                || rtu.senderQpn() != c.peerQpn) {
+            return false;
+        }
+        established(c);
+        return true;
+    }
+
+    private void established(CmConnection c) {
+        awaitingRtu.remove(c);
+        if (c.state != CmState.REP_SENT) {
+            return;
+        }
+        c.state = CmState.ESTABLISHED;
+        if (c.qp.state() == QpState.RTR) {
+            c.qp.modifyToRts(c.localPsn);
+        }
+        counters[CmCounter.CM_ESTABLISHED.ordinal()]++;
+        host.accepted(c.qp, c.key.remote());
+    }
+
+    private boolean onReject(CmMessage rej, long remote) {
+        CmConnection c = conns.get(new CmConnection.Key(remote, rej.connectionId()));
+        if (c != null && !c.initiator && c.state == CmState.REP_SENT && c.qp != null && rej.peerQpn() == c.qp.qpn()) {
+            // the initiator refused our REP (CM-6): the QP created for it goes to ERROR and the attempt is forgotten
+            counters[CmCounter.CM_REJECTS_RECEIVED.ordinal()]++;
+            counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
+            toError(c.qp);
+            c.state = CmState.CLOSED;
+            remove(c);
+            return true;
+        }
+        if (c == null || !c.initiator || c.state != CmState.REQ_SENT
+                || rej.peerQpn() != 0 && rej.peerQpn() != c.qp.qpn()) {
+            return false; // CM-16
+        }
+        counters[CmCounter.CM_REJECTS_RECEIVED.ordinal()]++;
+        fail(c, "rejected: " + CmReason.describe(rej.reason())); // CM-9: every reason ends the attempt
+        return true;
+    }
+
+    private boolean onDisconnect(long nowNs, CmMessage dreq, long remote) {
+        CmConnection c = conns.get(new CmConnection.Key(remote, dreq.connectionId()));
+        if (c == null || c.qp == null || dreq.peerQpn() != c.qp.qpn()) {
+            return false; // CM-10: unknown connection
+        }
+        switch (c.state) {
+            case REP_SENT, ESTABLISHED -> {
+                awaitingRtu.remove(c);
+                toError(c.qp);
+                c.state = CmState.TIME_WAIT;
+                c.disarm();
+                c.forgetAtNs = nowNs + settings.timeWaitNs();
+                deadlineDirty = true;
+                counters[CmCounter.CM_DISCONNECTS.ordinal()]++;
+                send(nowNs, dreq(c), remote);
+                host.disconnected(c.qp, true, true);
+                return true;
+            }
+            case TIME_WAIT -> {
+                send(nowNs, dreq(c), remote);
+                return true;
+            }
+            case DREQ_SENT -> {
+                closed(c, true); // the answer ends our retransmissions and is not answered
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    private void closed(CmConnection c, boolean answered) {
+        c.state = CmState.CLOSED;
+        counters[CmCounter.CM_DISCONNECTS.ordinal()]++;
+        remove(c);
+        host.disconnected(c.qp, false, answered);
+    }
+
+    private void fail(CmConnection c, String why) {
+        c.state = CmState.CLOSED;
+        counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
+        toError(c.qp);
+        remove(c);
+        host.failed(c.key.cid(), c.qp, why);
+    }
+
+    private static void toError(QueuePair qp) {
+        if (qp.state() != QpState.ERROR) {
+            qp.modifyToError();
+        }
+    }
+
+    private void put(CmConnection c) {
+        conns.put(c.key, c);
+        if (c.qp != null) {
+            byQpn.put(c.qp.qpn(), c);
+        }
+    }
+
+    private void remove(CmConnection c) {
+        c.disarm();
+        c.forgetAtNs = Engine.NO_DEADLINE;
+        conns.remove(c.key);
+        if (c.qp != null && byQpn.get(c.qp.qpn()) == c) {
+            byQpn.remove(c.qp.qpn());
+        }
+        awaitingRtu.remove(c);
+        deadlineDirty = true;
+    }
+
+    /** Forgets every connection and remembered attempt without a message (the device is going away). */
+    public void clear() {
+        for (Iterator<CmConnection> it = conns.values().iterator(); it.hasNext(); ) {
+            it.next().disarm();
+            it.remove();
+        }
+        byQpn.clear();
+        awaitingRtu.clear();
+        deadlineDirty = true;
+    }
+
+    private static CmMessage rtu(CmConnection c) {
+        return new CmMessage(Opcode.CM_RTU, c.key.cid(), c.qp.qpn(), c.peerQpn, 0, 0, 0, 0, 0, 0, List.of()); // CM-1
+    }
+
+    private static CmMessage dreq(CmConnection c) {
+        return new CmMessage(Opcode.CM_DREQ, c.key.cid(), c.qp.qpn(), c.peerQpn, 0, 0, 0, 0, 0, 0, List.of());
+    }
+
+    private CmMessage reject(long cid, int ownQpn, int peerQpn, int reason) {
+        return new CmMessage(Opcode.CM_REJ, cid, ownQpn, peerQpn, 0, 0, 0, 0, 0, reason, List.of()); // CM-1: port 0
+    }
+
+    private void send(long nowNs, CmMessage m, long remote) {
+        int len = codec.encode(m, nowNs, out);
+        counters[CmCounter.CM_TX_PACKETS.ordinal()]++;
+        if (m.opcode() == Opcode.CM_REJ) {
+            counters[CmCounter.CM_REJECTS_SENT.ordinal()]++;
+        }
+        host.emit(out, len, remote);
+    }
+}
