@@ -98,6 +98,10 @@ public final class PerfOptions {
     @Option(names = "--pacing-gain", paramLabel = "X",
             description = "Per-path pacing rate = X * window / RTT; 0 turns per-path pacing off (default: the engine's).")
     Double pacingGain;
+    @Option(names = "--pacing-burst", paramLabel = "SIZE", converter = Converters.IntSize.class,
+            description = "Burst credit of the pacers (CC-5): a path or the device may send this much back to back "
+                    + "after falling behind, so a duty cycle can hand GSO a run (default: the engine's, 0).")
+    Integer pacingBurst;
 
     @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
             description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
@@ -214,6 +218,7 @@ public final class PerfOptions {
         require(txRateGbps == null || txRateGbps >= 0, "--tx-rate-gbps must be >= 0");
         require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
         require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
+        require(pacingBurst == null || pacingBurst >= 0, "--pacing-burst must be >= 0");
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
@@ -302,6 +307,9 @@ public final class PerfOptions {
         }
         if (pacingGain != null) {
             c.pacingGain(pacingGain);
+        }
+        if (pacingBurst != null) {
+            c.pacingBurstBytes(pacingBurst);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
