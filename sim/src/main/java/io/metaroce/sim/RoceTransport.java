@@ -356,13 +356,13 @@ public final class RoceTransport implements Transport {
     // receive path --------------------------------------------------------------------------------------
 
     private void receive(int host, Packet p) {
-        if (p.kind == CrossTraffic.KIND) {
-            crossDiscarded++; // filler congesting a path, not for the transport
-            pool.release(p);
-            return;
-        }
-        if (p.isTrimmed()) {
-            trimmedDrops++; // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
+        boolean cross = p.kind == CrossTraffic.KIND; // filler congesting a path, not for the transport
+        if (cross || p.isTrimmed()) { // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
+            if (cross) {
+                crossDiscarded++;
+            } else {
+                trimmedDrops++;
+            }
             pool.release(p);
             return;
         }
