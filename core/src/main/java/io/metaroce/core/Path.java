@@ -237,6 +237,7 @@ public final class Path {
         inflightPackets++;
         shared.inflightBytes += bytes;
         shared.inflightPackets++;
+        peer.sent(1);
     }
 
     /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
@@ -245,7 +246,7 @@ public final class Path {
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
-        peer.released();
+        peer.released(1);
     }
 
     /** Nothing of this QP is in flight on the path any more (error, reset). */
@@ -253,7 +254,7 @@ public final class Path {
         if (shared != null && inflightPackets > 0) {
             shared.inflightBytes -= inflightBytes;
             shared.inflightPackets -= inflightPackets;
-            peer.released();
+            peer.released(inflightPackets);
         }
         inflightBytes = 0;
         inflightPackets = 0;
