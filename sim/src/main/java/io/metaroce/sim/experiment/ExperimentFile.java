@@ -32,6 +32,11 @@ import java.util.Set;
  * acceptance:                        # criteria, each for the points matching "when"
  *   - {metric: goodput_ratio_vs_lossless, require: "&gt;= 0.86", when: {transport: metaroce, fabric.linkLoss: 0.01}}
  * plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
+ *   # or a list of them; each may be named (sweep-NAME.png), limited to the points matching "when", and split
+ *   # into one chart per value of its "facets" axes:
+ *   # - {name: size, x: workload.bytes, y: busbw_GBps, series: fabric.linkLoss, facets: [transport], logX: true}
+ * skip:                              # points of the cartesian product left out (each entry a "when" map)
+ *   - {fabric.lossModel: end-to-end, fabric.linkLoss: 0}
  * scaled: {fabric.hosts: 16, workload.bytes: 1MiB,  # overrides for the scaled-down (test) run,
  *          sweep: {workload.senders: [8, 16]}}     # which may also replace axes' values
  * overrides:                         # settings for the points matching "when" (e.g. the fabric a transport needs)
@@ -44,7 +49,7 @@ public final class ExperimentFile {
     /** Most points a sweep may have (each is a full simulation). */
     static final int MAX_POINTS = 10_000;
     private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
-            "description", "overrides");
+            "description", "overrides", "skip");
 
     /** Settings applied to the points whose values match {@code when}. */
     public record Conditional(Map<String, Object> when, Map<String, Object> set) {
@@ -62,8 +67,17 @@ public final class ExperimentFile {
     public record Criterion(String metric, String require, Map<String, Object> when) {
     }
 
-    /** How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series}. */
-    public record PlotSpec(String x, List<String> y, String series, boolean logX) {
+    /**
+     * How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series} (and of
+     * every other axis not a facet), only the points matching {@code when}, one chart per combination of the
+     * {@code facets} axes' values; {@code name} names the files ({@code sweep-NAME*.png}, or {@code sweep.png}).
+     */
+    public record PlotSpec(String name, String x, List<String> y, String series, boolean logX, List<String> facets,
+                           Map<String, Object> when) {
+        /** A plot of {@code y} against {@code x} by {@code series}, over every point, in {@code sweep.png}. */
+        public PlotSpec(String x, List<String> y, String series, boolean logX) {
+            this(null, x, y, series, logX, List.of(), Map.of());
+        }
     }
 
     private final String name;
@@ -76,7 +90,8 @@ public final class ExperimentFile {
     private final Map<String, Object> scaled;
     private final Map<String, Object> overrides = new LinkedHashMap<>();
     private final List<Conditional> conditionals = new ArrayList<>();
-    private PlotSpec plot;
+    private final List<PlotSpec> plots = new ArrayList<>();
+    private final List<Map<String, Object>> skip = new ArrayList<>();
 
     private ExperimentFile(String name, Map<String, Object> tree) {
         this.name = String.valueOf(tree.getOrDefault("name", name));
@@ -118,18 +133,21 @@ public final class ExperimentFile {
             }
         }
         Object pl = tree.get("plot");
-        if (pl != null) {
-            Map<String, Object> p = map("plot", pl);
-            Object y = required(p, "y", "plot");
-            List<String> ys = new ArrayList<>();
-            if (y instanceof List<?> l) {
-                l.forEach(o -> ys.add(String.valueOf(o)));
-            } else {
-                ys.add(String.valueOf(y));
+        if (pl instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                plots.add(plot("plot[" + i + "]", map("plot[" + i + "]", list.get(i))));
             }
-            plot = new PlotSpec(String.valueOf(required(p, "x", "plot")), ys,
-                    p.containsKey("series") ? String.valueOf(p.get("series")) : null,
-                    Boolean.TRUE.equals(p.get("logX")));
+        } else if (pl != null) {
+            plots.add(plot("plot", map("plot", pl)));
+        }
+        Object sk = tree.get("skip");
+        if (sk != null) {
+            if (!(sk instanceof List<?> list)) {
+                throw new SpecFields.SpecException("skip", "expected a list of {key: value} maps");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                skip.add(map("skip[" + i + "]", list.get(i)));
+            }
         }
         scaled = new LinkedHashMap<>(tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of());
         Object ssw = scaled.remove("sweep");
@@ -151,6 +169,29 @@ public final class ExperimentFile {
             }
         }
         checkPoints(); // a typo or a bad value fails now, before any run, as an input error
+    }
+
+    private static PlotSpec plot(String where, Map<String, Object> p) {
+        List<String> ys = strings(required(p, "y", where));
+        List<String> facets = p.containsKey("facets") ? strings(p.get("facets")) : List.of();
+        String name = p.containsKey("name") ? String.valueOf(p.get("name")) : null;
+        if (name != null && !name.matches("[A-Za-z0-9_-]+")) {
+            throw new SpecFields.SpecException(where + ".name", "letters, digits, - and _ only, got '" + name + "'");
+        }
+        return new PlotSpec(name, String.valueOf(required(p, "x", where)), ys,
+                p.containsKey("series") ? String.valueOf(p.get("series")) : null,
+                Boolean.TRUE.equals(p.get("logX")), facets,
+                p.containsKey("when") ? map(where + ".when", p.get("when")) : Map.of());
+    }
+
+    private static List<String> strings(Object v) {
+        List<String> out = new ArrayList<>();
+        if (v instanceof List<?> l) {
+            l.forEach(o -> out.add(String.valueOf(o)));
+        } else {
+            out.add(String.valueOf(v));
+        }
+        return out;
     }
 
     /** Builds and checks every point, full size and scaled down (PointChecks). */
@@ -206,7 +247,10 @@ public final class ExperimentFile {
     public Map<String, List<Object>> sweep() { return sweep; }
     public List<Derived> derived() { return derived; }
     public List<Criterion> acceptance() { return acceptance; }
-    public PlotSpec plot() { return plot; }
+    /** The first plot, or null. */
+    public PlotSpec plot() { return plots.isEmpty() ? null : plots.get(0); }
+    /** Every plot of the file (in order). */
+    public List<PlotSpec> plots() { return plots; }
     public Map<String, Object> scaled() { return scaled; }
 
     /** Replaces (or adds) a sweep axis, e.g. from {@code --sweep key=v1,v2}. */
@@ -246,12 +290,7 @@ public final class ExperimentFile {
         }
         point.forEach((k, v) -> SpecFields.set(s, k, v));
         for (Conditional c : conditionals) {
-            boolean match = true;
-            for (Map.Entry<String, Object> w : c.when().entrySet()) {
-                match &= Acceptance.same(SpecFields.normalized(w.getKey(), w.getValue()),
-                        SpecFields.get(s, w.getKey()));
-            }
-            if (match) {
+            if (matches(c.when(), s)) {
                 c.set().forEach((k, v) -> SpecFields.set(s, k, v));
             }
         }
@@ -264,8 +303,43 @@ public final class ExperimentFile {
         return points(false);
     }
 
-    /** Every point, with the scaled-down axis values when {@code scaledDown}. */
+    /**
+     * Every point, with the scaled-down axis values when {@code scaledDown}, less those matching an entry of
+     * {@code skip}.
+     */
     public List<Map<String, Object>> points(boolean scaledDown) {
+        List<Map<String, Object>> all = product(scaledDown);
+        if (skip.isEmpty()) {
+            return all;
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> p : all) {
+            if (!skipped(spec(p, scaledDown))) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    private boolean skipped(ExperimentSpec s) {
+        for (Map<String, Object> when : skip) {
+            if (matches(when, s)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when every key of {@code when} has its value in {@code s} (every key is looked up: a typo fails). */
+    private static boolean matches(Map<String, Object> when, ExperimentSpec s) {
+        boolean match = true;
+        for (Map.Entry<String, Object> w : when.entrySet()) {
+            match &= Acceptance.same(SpecFields.normalized(w.getKey(), w.getValue()), SpecFields.get(s, w.getKey()));
+        }
+        return match;
+    }
+
+    private List<Map<String, Object>> product(boolean scaledDown) {
         List<Map<String, Object>> out = new ArrayList<>();
         out.add(new LinkedHashMap<>());
         for (Map.Entry<String, List<Object>> axis : sweep.entrySet()) {
