@@ -10,7 +10,7 @@ import java.util.Map;
  * the packets hosts sent (data and control) that random loss took somewhere on their way: {@code loss_rate} under
  * the end-to-end model, 1 - (1 - loss_rate)^hops averaged over the traffic under the per-link model.
  *
- * <p>Collectives (nccl-tests' columns, its PERFORMANCE.md definitions): {@code collective} (the workload kind),
+ * <p>Collectives (nccl-tests' columns, its PERFORMANCE.md definitions): {@code collective} (the workload kind), {@code ranks},
  * {@code size_bytes} (the buffer per rank), {@code count} and {@code type} (elements of {@code float}, 4 bytes),
  * {@code time_us}, {@code algbw_GBps} (size / time, GB/s = 1e9 bytes/s) and {@code busbw_GBps} (algbw times
  * 2(N-1)/N for all-reduce, (N-1)/N for all-to-all). With MetaRoCE also {@code tail_recovery_us_p50} and
@@ -57,6 +57,7 @@ final class CollectiveMetrics {
         double timeUs = (endPs - startPs) / (double) Units.PS_PER_US;
         double algbw = complete ? size / (timeUs * 1e3) : Double.NaN; // bytes per ns = GB/s
         m.put("collective", workload.kind());
+        m.put("ranks", (long) workload.ranks());
         m.put("size_bytes", size);
         m.put("count", size / TYPE_BYTES);
         m.put("type", "float");

@@ -13,7 +13,9 @@ import java.util.Map;
  * The nccl-tests view of a sweep of collectives for summary.md: one table per combination of the axes other than
  * {@code workload.bytes} (collective, transport, loss model and rate, ...), headed by the loss model and the
  * measured end-to-end loss rate, with one row per size: nccl-tests' columns (size, count, type, time, algbw,
- * busbw) then error completions, retransmissions, tail recovery, the file's derived metrics and the verdict.
+ * busbw) then error completions, retransmissions, tail recovery, the file's derived metrics and the verdict. A
+ * collective still running at the time limit shows the limit as a lower bound of its time ("&gt; T") and the
+ * bandwidths it would have had then as upper bounds ("&lt; B").
  */
 final class NcclTables {
     private static final String SIZE_AXIS = "workload.bytes";
@@ -42,6 +44,8 @@ final class NcclTables {
         List<String> derived = new ArrayList<>();
         file.derived().forEach(d -> derived.add(d.name()));
         StringBuilder sb = new StringBuilder("\n## nccl-tests tables\n\n");
+        sb.append("A collective still running at the time limit shows \"> limit\" as its time and the bandwidths"
+                + " it would have had then as upper bounds (\"< B\"). ");
         sb.append("Sizes are the buffer per rank (nccl-tests' size); count is in float elements; time from the first"
                 + " rank's start to the last rank's end; algbw = size / time and busbw = algbw x 2(n-1)/n"
                 + " (all-reduce) or (n-1)/n (all-to-all), in GB/s (1e9 bytes/s), as nccl-tests' PERFORMANCE.md. "
@@ -64,9 +68,11 @@ final class NcclTables {
                 sb.append("| ").append(m.get("size_bytes"))
                         .append(" | ").append(m.get("count"))
                         .append(" | ").append(m.get("type"))
-                        .append(" | ").append(fixed(m.get("time_us"), 1))
-                        .append(" | ").append(fixed(m.get("algbw_GBps"), 2))
-                        .append(" | ").append(fixed(m.get("busbw_GBps"), 2))
+                        .append(" | ").append(unfinished(m) ? "> " + fixed(m.get("sim_time_us"), 0)
+                                : fixed(m.get("time_us"), 1))
+                        .append(" | ").append(unfinished(m) ? "< " + fixed(bound(m, 1), 2) : fixed(m.get("algbw_GBps"), 2))
+                        .append(" | ").append(unfinished(m) ? "< " + fixed(bound(m, busFactor(m)), 2)
+                                : fixed(m.get("busbw_GBps"), 2))
                         .append(" | ").append(m.getOrDefault("error_completions", ""))
                         .append(" | ").append(m.getOrDefault("retransmits", ""))
                         .append(" | ").append(m.containsKey("tail_recovery_us_p50")
@@ -80,6 +86,23 @@ final class NcclTables {
             }
         }
         return sb.toString();
+    }
+
+    /** True when the collective was still running at the time limit (no error completion ended it). */
+    private static boolean unfinished(Map<String, Object> m) {
+        return Double.isNaN(number(m.get("time_us"))) && number(m.get("error_completions")) == 0;
+    }
+
+    /** algbw (factor 1) or busbw had the collective ended at the time limit: an upper bound. */
+    private static double bound(Map<String, Object> m, double factor) {
+        return number(m.get("size_bytes")) / (number(m.get("sim_time_us")) * 1e3) * factor;
+    }
+
+    /** busbw / algbw of the point's collective (2(n-1)/n or (n-1)/n), from its Gb/s metrics. */
+    private static double busFactor(Map<String, Object> m) {
+        String kind = String.valueOf(m.get("collective"));
+        double n = number(m.get("ranks"));
+        return kind.startsWith("allreduce") ? 2 * (n - 1) / n : (n - 1) / n;
     }
 
     /** "end-to-end 1% (measured end to end 1.002%)", or "none" at rate 0. */
