@@ -25,6 +25,7 @@ import java.util.Set;
  * claim: "..."                       # what the experiment checks, for the record and the summary
  * sweep:                             # axes; the points are their cartesian product, first axis outermost
  *   transport: [metaroce, rocev2]
+ *   workload.bytes: "1MiB..1GiB x4"  # a size range as nccl-tests' -b 1M -e 1G -f 4: 1, 4, 16, ... 1024 MiB
  *   fabric.linkLoss: [0, 0.001, 0.01]
  * derived:                           # metrics computed against another point of the sweep
  *   goodput_ratio_vs_lossless: {of: goodput_gbps, baseline: {fabric.linkLoss: 0}}
@@ -106,7 +107,7 @@ public final class ExperimentFile {
         Object sw = tree.get("sweep");
         if (sw != null) {
             for (Map.Entry<String, Object> e : map("sweep", sw).entrySet()) {
-                sweep.put(e.getKey(), values("sweep." + e.getKey(), e.getValue()));
+                sweep.put(e.getKey(), SizeRange.expand(e.getKey(), values("sweep." + e.getKey(), e.getValue())));
             }
         }
         Object dv = tree.get("derived");
@@ -153,7 +154,8 @@ public final class ExperimentFile {
         Object ssw = scaled.remove("sweep");
         if (ssw != null) {
             for (Map.Entry<String, Object> e : map("scaled.sweep", ssw).entrySet()) {
-                scaledSweep.put(e.getKey(), values("scaled.sweep." + e.getKey(), e.getValue()));
+                scaledSweep.put(e.getKey(), SizeRange.expand(e.getKey(), values("scaled.sweep." + e.getKey(),
+                        e.getValue())));
             }
         }
         Object ov = tree.get("overrides");
@@ -254,7 +256,8 @@ public final class ExperimentFile {
     public Map<String, Object> scaled() { return scaled; }
 
     /** Replaces (or adds) a sweep axis, e.g. from {@code --sweep key=v1,v2}. */
-    public void setAxis(String key, List<Object> values) {
+    public void setAxis(String key, List<Object> given) {
+        List<Object> values = SizeRange.expand(key, given);
         spec(Map.of(key, values.get(0)), false); // validates the key and the first value
         sweep.put(key, values);
         scaledSweep.remove(key); // the command line wins over the file's scaled-down values too

@@ -99,4 +99,16 @@ class CollectiveSummaryTest {
                 YAML.replace("{fabric.lossModel: per-link, fabric.linkLoss: 0}", "{fabric.lossModle: per-link}")));
         assertTrue(e.getMessage().contains("lossModle"), e.getMessage());
     }
+
+    @Test
+    void aSizeRangeSweepsLikeNcclTests() {
+        ExperimentFile f = ExperimentFile.parse("t", YAML.replace("workload.bytes: [1MiB, 4MiB]",
+                "workload.bytes: \"1MiB..1GiB x4\""));
+        assertEquals(List.of("1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"), f.sweep().get("workload.bytes"));
+        f.setAxis("workload.bytes", List.of("4KiB..10KiBx2", "3000"));
+        assertEquals(List.of("4KiB", "8KiB", "3000"), f.sweep().get("workload.bytes"));
+        assertThrows(SpecFields.SpecException.class, () -> f.setAxis("workload.bytes", List.of("4MiB..1MiBx2")));
+        assertThrows(SpecFields.SpecException.class, () -> f.setAxis("workload.bytes", List.of("1..1GiBx1")));
+        assertThrows(SpecFields.SpecException.class, () -> f.setAxis("fabric.linkLoss", List.of("1..8x2")));
+    }
 }
