@@ -30,7 +30,10 @@ import java.util.SplittableRandom;
  * {@code fabric_links_used}, {@code fabric_link_max_gbps}, {@code fabric_link_min_gbps},
  * {@code fabric_link_imbalance}, the metrics of {@link RunAddOns} (FCT slowdown; for hotspot and storm workloads
  * the victims' goodput and PFC pauses per hop; with {@code controller.periodPs} or {@code controller.watch} the
- * hot-link ground truth and the controller's moves), plus every transport counter not named above.
+ * hot-link ground truth and the controller's moves), those of {@link CollectiveMetrics} (every record: the loss model
+ * {@code loss_model}, {@code loss_rate}, the measured {@code loss_e2e_rate}; collectives: nccl-tests' {@code size_bytes},
+ * {@code count}, {@code type}, {@code time_us}, {@code algbw_GBps}, {@code busbw_GBps}; MetaRoCE:
+ * {@code tail_recovery_us_p50} and {@code _p99}), plus every transport counter not named above.
  *
  * <p>Series, one row per {@code sampleIntervalPs} (x = end of the interval, us): {@code goodput},
  * {@code goodput_per_flow} ({@code goodput_per_sender} for incast), {@code goodput_per_receiver},
