@@ -120,8 +120,9 @@ public final class ExperimentRunner {
 
     static String headline(RunResult r) {
         StringBuilder sb = new StringBuilder();
-        for (String k : List.of("goodput_gbps", "completion_time_us", "p99_completion_latency_us", "drops",
-                "retransmits", "pfc_pauses", "path_failovers", "error_completions")) {
+        for (String k : List.of("goodput_gbps", "completion_time_us", "algbw_GBps", "busbw_GBps",
+                "p99_completion_latency_us", "drops", "retransmits", "pfc_pauses", "path_failovers",
+                "error_completions", "loss_e2e_rate", "tail_recovery_us_p99")) {
             Object v = r.metrics.get(k);
             if (v != null) {
                 sb.append(k).append('=').append(format(v)).append("  ");
