@@ -97,8 +97,9 @@ final class SweepPlots {
                 }
                 Object yv = o.result().metrics.get(y);
                 double yd = yv instanceof Number n ? n.doubleValue() : Double.NaN;
+                Object e2e = o.result().metrics.get("loss_e2e_rate");
                 lines.computeIfAbsent(String.join(" ", parts).trim(), k -> new ArrayList<>())
-                        .add(new double[] {x, yd});
+                        .add(new double[] {x, yd, e2e instanceof Number n ? n.doubleValue() : Double.NaN});
             }
         }
         if (lines.isEmpty()) {
@@ -107,13 +108,20 @@ final class SweepPlots {
         Set<Double> xs = new TreeSet<>();
         lines.values().forEach(l -> l.forEach(pt -> xs.add(pt[0])));
         double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
-        List<String> cols = new ArrayList<>(lines.keySet());
-        double[][] y = new double[cols.size()][x.length];
-        for (int c = 0; c < cols.size(); c++) {
+        List<String> keys = new ArrayList<>(lines.keySet());
+        List<String> cols = new ArrayList<>();
+        double[][] y = new double[keys.size()][x.length];
+        for (int c = 0; c < keys.size(); c++) {
             Arrays.fill(y[c], Double.NaN);
-            for (double[] pt : lines.get(cols.get(c))) {
+            double e2e = 0;
+            for (double[] pt : lines.get(keys.get(c))) {
                 y[c][Arrays.binarySearch(x, pt[0])] = pt[1];
+                e2e += pt[2];
             }
+            e2e /= lines.get(keys.get(c)).size();
+            // every line names the end-to-end loss it saw (the mean measured over its points)
+            cols.add(Double.isNaN(e2e) || p.x().equals("loss_e2e_rate") ? keys.get(c)
+                    : keys.get(c) + " (e2e loss " + Plots.brief(e2e * 100) + "%)");
         }
         List<String> filter = new ArrayList<>();
         p.when().forEach((k, v) -> filter.add(ExperimentRunner.shortKey(k) + "=" + v));
