@@ -36,6 +36,8 @@ import java.util.Set;
  *   # or a list of them; each may be named (sweep-NAME.png), limited to the points matching "when", and split
  *   # into one chart per value of its "facets" axes:
  *   # - {name: size, x: workload.bytes, y: busbw_GBps, series: fabric.linkLoss, facets: [transport], logX: true}
+ *   # x may be a metric; "along" lists the axes that then vary along a line:
+ *   # - {name: loss, x: loss_e2e_rate, y: busbw_GBps, series: transport, along: [fabric.linkLoss]}
  * skip:                              # points of the cartesian product left out (each entry a "when" map)
  *   - {fabric.lossModel: end-to-end, fabric.linkLoss: 0}
  * scaled: {fabric.hosts: 16, workload.bytes: 1MiB,  # overrides for the scaled-down (test) run,
@@ -72,12 +74,14 @@ public final class ExperimentFile {
      * How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series} (and of
      * every other axis not a facet), only the points matching {@code when}, one chart per combination of the
      * {@code facets} axes' values; {@code name} names the files ({@code sweep-NAME*.png}, or {@code sweep.png}).
+     * When {@code x} is a metric (e.g. the measured {@code loss_e2e_rate}), the axes in {@code along} vary along
+     * a line instead of splitting it (e.g. {@code fabric.linkLoss}).
      */
     public record PlotSpec(String name, String x, List<String> y, String series, boolean logX, List<String> facets,
-                           Map<String, Object> when) {
+                           Map<String, Object> when, List<String> along) {
         /** A plot of {@code y} against {@code x} by {@code series}, over every point, in {@code sweep.png}. */
         public PlotSpec(String x, List<String> y, String series, boolean logX) {
-            this(null, x, y, series, logX, List.of(), Map.of());
+            this(null, x, y, series, logX, List.of(), Map.of(), List.of());
         }
     }
 
@@ -183,7 +187,8 @@ public final class ExperimentFile {
         return new PlotSpec(name, String.valueOf(required(p, "x", where)), ys,
                 p.containsKey("series") ? String.valueOf(p.get("series")) : null,
                 Boolean.TRUE.equals(p.get("logX")), facets,
-                p.containsKey("when") ? map(where + ".when", p.get("when")) : Map.of());
+                p.containsKey("when") ? map(where + ".when", p.get("when")) : Map.of(),
+                p.containsKey("along") ? strings(p.get("along")) : List.of());
     }
 
     private static List<String> strings(Object v) {

@@ -88,7 +88,7 @@ final class SweepPlots {
                 }
                 for (String axis : file.sweep().keySet()) {
                     if (!axis.equals(p.x()) && !axis.equals(p.series()) && !p.facets().contains(axis)
-                            && !p.when().containsKey(axis)) {
+                            && !p.when().containsKey(axis) && !p.along().contains(axis)) {
                         parts.add(ExperimentRunner.shortKey(axis) + "=" + o.point().get(axis));
                     }
                 }

@@ -38,7 +38,7 @@ class CollectiveSummaryTest {
               - {name: size, x: workload.bytes, y: busbw_GBps, series: fabric.linkLoss, logX: true,
                  facets: [transport, fabric.lossModel]}
               - {name: loss, x: loss_e2e_rate, y: busbw_GBps, series: transport, facets: [fabric.lossModel],
-                 when: {workload.bytes: 4MiB}}
+                 along: [fabric.linkLoss], when: {workload.bytes: 4MiB}}
             """;
 
     /** A collective's metrics from the spec: RoCEv2 at per-link loss never finishes. */
