@@ -371,6 +371,7 @@ public final class MetaRoceTransport implements Transport {
         m.put("path_readmissions", sum(Counter.PATH_READMISSIONS));
         m.put("sack_gaps", sum(Counter.SACK_GAPS));
         m.put("tail_losses", sum(Counter.TAIL_LOSSES));
+        m.put("tail_copies", sum(Counter.TAIL_COPIES));
         m.put("rack_losses", sum(Counter.RACK_LOSSES));
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));

@@ -1,6 +1,5 @@
 package io.metaroce.sim;
 
-import java.util.ArrayDeque;
 import java.util.Arrays;
 
 /**
@@ -38,7 +37,10 @@ final class RingAllReduce implements Workload.Collective {
     private final int[][] acked;
     private final boolean[] rankDone;
     private int ranksDone;
-    private final ArrayDeque<Integer> work = new ArrayDeque<>();
+    /** (rank, channel) indices to look at, each at most once (a ring as long as their number). */
+    private final int[] work;
+    private int workHead;
+    private int workSize;
     private final boolean[] queued;
     private boolean draining;
 
@@ -106,6 +108,7 @@ final class RingAllReduce implements Workload.Collective {
         acked = new int[ranks][channels];
         rankDone = new boolean[ranks];
         queued = new boolean[ranks * channels];
+        work = new int[ranks * channels];
     }
 
     private static long ceilDiv(long a, long b) {
@@ -153,7 +156,7 @@ final class RingAllReduce implements Workload.Collective {
         int i = r * channels + c;
         if (!queued[i]) {
             queued[i] = true;
-            work.add(i);
+            work[(workHead + workSize++) % work.length] = i;
         }
     }
 
@@ -164,8 +167,10 @@ final class RingAllReduce implements Workload.Collective {
         }
         draining = true;
         try {
-            while (!work.isEmpty() && !wl.aborted()) {
-                int i = work.poll();
+            while (workSize > 0 && !wl.aborted()) {
+                int i = work[workHead];
+                workHead = (workHead + 1) % work.length;
+                workSize--;
                 queued[i] = false;
                 int r = i / channels;
                 int c = i % channels;
