@@ -50,10 +50,10 @@ abstract class FabricGraph implements Fabric {
         return s;
     }
 
-    /** A link of {@code plane} with the configured loss. */
+    /** A link of {@code plane} with the configured per-link loss (none under the end-to-end model). */
     final Link link(int plane, long rateBps, long delayPs, String name) {
         Link l = new Link(loop, pool, rateBps, delayPs, rng.split(), name);
-        l.setLoss(cfg.linkLoss);
+        l.setLoss(cfg.endToEndLoss() ? 0 : cfg.linkLoss);
         allLinks.add(l);
         linksByPlane.get(plane).add(l);
         return l;
@@ -78,6 +78,9 @@ abstract class FabricGraph implements Fabric {
     final void hostLinks(int plane, int host, Switch tor, int torPort) {
         Link up = link(plane, cfg.hostRateBps, cfg.hostLinkDelayPs, "h" + host + ">" + tor.name());
         up.connect(tor, torPort);
+        if (cfg.endToEndLoss()) {
+            up.setLoss(cfg.linkLoss); // every packet crosses exactly one host uplink: lost once, end to end
+        }
         hostUp[host][plane] = up;
         SwitchPort nic = new SwitchPort(loop, pool, up, cfg.nicBufferBytes, -1, 0, 0, rng.split());
         nic.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);

@@ -34,6 +34,7 @@ public final class Link implements EventHandler {
     private long dataPackets;
     private long bytes;
     private long dropped;
+    private long lossDrops;
 
     /** A link of {@code rateBps} (the sender's serialization rate) and {@code delayPs}, drawing loss from {@code rng}. */
     public Link(EventLoop loop, PacketPool pool, long rateBps, long delayPs, SplittableRandom rng, String name) {
@@ -117,6 +118,8 @@ public final class Link implements EventHandler {
     public long bytes() { return bytes; }
     /** Packets lost (random loss or link down). */
     public long dropped() { return dropped; }
+    /** Packets lost to random loss ({@link #setLoss}), a part of {@link #dropped}. */
+    public long lossDrops() { return lossDrops; }
 
     /**
      * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
@@ -129,8 +132,12 @@ public final class Link implements EventHandler {
         if (p.data) {
             dataPackets++;
         }
-        if (!up || (lossProbability > 0 && rng.nextDouble() < lossProbability)) {
+        boolean lost = up && lossProbability > 0 && rng.nextDouble() < lossProbability;
+        if (!up || lost) {
             dropped++;
+            if (lost) {
+                lossDrops++;
+            }
             pool.release(p);
             return;
         }

@@ -120,8 +120,9 @@ public final class ExperimentRunner {
 
     static String headline(RunResult r) {
         StringBuilder sb = new StringBuilder();
-        for (String k : List.of("goodput_gbps", "completion_time_us", "p99_completion_latency_us", "drops",
-                "retransmits", "pfc_pauses", "path_failovers", "error_completions")) {
+        for (String k : List.of("goodput_gbps", "completion_time_us", "algbw_GBps", "busbw_GBps",
+                "p99_completion_latency_us", "drops", "retransmits", "pfc_pauses", "path_failovers",
+                "error_completions", "loss_e2e_rate", "tail_recovery_us_p99")) {
             Object v = r.metrics.get(k);
             if (v != null) {
                 sb.append(k).append('=').append(format(v)).append("  ");
@@ -165,7 +166,7 @@ public final class ExperimentRunner {
         }
     }
 
-    private static boolean sameValues(PointOutcome c, Map<String, Object> want) {
+    static boolean sameValues(PointOutcome c, Map<String, Object> want) {
         for (Map.Entry<String, Object> e : want.entrySet()) {
             if (!Acceptance.same(e.getValue(), value(c, e.getKey()))) {
                 return false;
@@ -266,11 +267,12 @@ public final class ExperimentRunner {
             Files.writeString(o.dir().resolve("record.yaml"), yaml.dump(rec));
         }
         Files.writeString(summary.out().resolve("records.yaml"), yaml.dumpAll(all.iterator()));
-        writeSweep(file, summary);
-        Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary));
+        List<String> pngs = writeSweep(file, summary);
+        Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary, pngs));
     }
 
-    private static void writeSweep(ExperimentFile file, Summary summary) throws IOException {
+    /** Writes sweep.csv and the plots; returns the PNG names. */
+    private static List<String> writeSweep(ExperimentFile file, Summary summary) throws IOException {
         Set<String> axes = new LinkedHashSet<>(file.sweep().keySet());
         Set<String> metrics = new LinkedHashSet<>();
         for (PointOutcome o : summary.points()) {
@@ -295,20 +297,18 @@ public final class ExperimentRunner {
             rows.add(row);
         }
         Plots.table(header, rows, summary.out().resolve("sweep.csv"));
-        if (file.plot() != null && summary.points().size() >= 2) {
-            SweepPlot.write(file, summary.points(), summary.out().resolve("sweep.png"));
-        }
+        return SweepPlots.write(file, summary.points(), summary.out());
     }
 
     /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */
-    static String markdown(ExperimentFile file, Summary summary) {
+    static String markdown(ExperimentFile file, Summary summary, List<String> pngs) {
         StringBuilder sb = new StringBuilder();
         sb.append("# ").append(file.name()).append(": ").append(summary.verdict()).append("\n\n");
         if (!file.claim().isEmpty()) {
             sb.append(file.claim()).append("\n\n");
         }
-        sb.append("| point | goodput Gb/s | completion us | drops | retransmits | checks | verdict |\n");
-        sb.append("|---|---|---|---|---|---|---|\n");
+        sb.append("| point | loss | goodput Gb/s | completion us | drops | retransmits | checks | verdict |\n");
+        sb.append("|---|---|---|---|---|---|---|---|\n");
         for (PointOutcome o : summary.points()) {
             Map<String, Object> m = o.result().metrics;
             Object ct = m.containsKey("completion_time_us") ? m.get("completion_time_us") : m.get("max_fct_us");
@@ -318,6 +318,7 @@ public final class ExperimentRunner {
                         : format(c.actual())) + (c.pass() ? " ok" : " FAIL") + ")");
             }
             sb.append("| ").append(o.label().isEmpty() ? "-" : o.label())
+                    .append(" | ").append(m.containsKey("loss_model") ? NcclTables.lossLabel(m) : "-")
                     .append(" | ").append(format(m.getOrDefault("goodput_gbps", "")))
                     .append(" | ").append(format(ct == null ? "" : ct))
                     .append(" | ").append(format(m.getOrDefault("drops", "")))
@@ -325,8 +326,9 @@ public final class ExperimentRunner {
                     .append(" | ").append(String.join("; ", checks))
                     .append(" | ").append(o.verdict()).append(" |\n");
         }
-        if (file.plot() != null && summary.points().size() > 1) {
-            sb.append("\n![sweep](sweep.png)\n");
+        sb.append(NcclTables.markdown(file, summary.points()));
+        for (String png : pngs) {
+            sb.append("\n![").append(png.replaceFirst("\\.png$", "")).append("](").append(png).append(")\n");
         }
         return sb.toString();
     }

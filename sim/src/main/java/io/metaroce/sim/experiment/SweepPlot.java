@@ -22,9 +22,9 @@ final class SweepPlot {
     private SweepPlot() {
     }
 
-    /** Draws the sweep of {@code points} into {@code png} (nothing when no point has a usable x value). */
-    static void write(ExperimentFile file, List<ExperimentRunner.PointOutcome> points, Path png) throws IOException {
-        ExperimentFile.PlotSpec p = file.plot();
+    /** Draws plot {@code p} of {@code points} into {@code png} as a grid or bar chart. */
+    static void write(ExperimentFile file, ExperimentFile.PlotSpec p, List<ExperimentRunner.PointOutcome> points,
+                      Path png) throws IOException {
         List<String> rows = p.separate() ? p.y() : List.of(String.join(", ", p.y()));
         List<Object> panels = new ArrayList<>();
         if (p.panels() != null) {
