@@ -380,7 +380,7 @@ public final class Device implements AutoCloseable {
 
     /** A snapshot of the device's counters and every QP's paths, taken on the agent thread. */
     public DeviceStats stats() {
-        return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps));
+        return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps, cm.counters()));
     }
 
     // ------------------------------------------------------------------ for the connection manager

@@ -6,7 +6,6 @@ import io.metaroce.core.wire.Packet;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.GeneralSecurityException;
 
@@ -24,10 +23,14 @@ import javax.crypto.spec.SecretKeySpec;
  * <h2>Cost per packet</h2>
  * The two {@link Cipher} objects are made once per connection; each packet re-initialises one of them with its
  * nonce. The JDK's GCM refuses to encrypt twice with one key and nonce (its IV-reuse guard), so a {@code Cipher}
- * cannot be left initialised: every packet needs {@code init} with a new {@link GCMParameterSpec}. That spec,
- * and the provider's per-{@code init} state, are the only objects allocated per packet; they are small and die
- * young (figures in the README, from {@code AuthBench} with {@code -prof gc}). The guard is kept: it is the
- * provider's own check that this class never reuses a nonce.
+ * cannot stay initialised across packets: every packet needs {@code init} with a new {@link GCMParameterSpec},
+ * and the provider builds its per-nonce state (GHASH and counter objects) on each {@code init}. The provider also
+ * copies all additional data into a buffer before hashing it, which is why the payload-in-clear mode allocates
+ * about a packet's length per packet and the encrypting mode (64 header bytes of additional data) much less.
+ * Native segments are copied into a scratch array first: the provider's direct-buffer path copies through arrays
+ * anyway, and its AVX-512 intrinsic works on arrays. The guard is kept, not worked around (a GCM of our own over
+ * AES/ECB would avoid the allocations but is new crypto code): it is the provider's own check that a nonce is
+ * never reused. Figures: {@code bench/auth.sh}.
  */
 public final class PacketAuth {
     /** Length of the GCM tag in bytes. */
@@ -59,8 +62,8 @@ public final class PacketAuth {
 
     private final BaseHeader base = new BaseHeader();
     private final byte[] nonce = new byte[NONCE_LENGTH];
-    private final ByteBuffer empty = ByteBuffer.allocate(0);
-    private final SegmentBuffers views = new SegmentBuffers();
+    /** Where native segments are sealed and opened (grows only for a longer packet than any before). */
+    private byte[] scratch = new byte[2048];
 
     /** An authenticator for a connection of {@code paths} paths with {@code keys}. */
     public PacketAuth(AuthKeys keys, int paths) {
@@ -105,20 +108,21 @@ public final class PacketAuth {
         base.flags(base.flags() | flags());
         int headers = BaseHeader.LENGTH + Opcode.extensionLength(base.opcode());
         long seq = txSeq[path]++;
-        ByteBuffer in = views.in(out);
-        ByteBuffer to = views.out(out);
+        byte[] a = array(out, length + TAG_LENGTH);
+        int o = arrayOffset(out);
         try {
             sealer.init(Cipher.ENCRYPT_MODE, txKey, new GCMParameterSpec(TAG_LENGTH * 8, nonce(path, seq)));
             if (encrypt) {
-                sealer.updateAAD(in.limit(headers).position(0));
-                sealer.doFinal(in.limit(length).position(headers), to.limit(length + TAG_LENGTH).position(headers));
+                sealer.updateAAD(a, o, headers);
+                sealer.doFinal(a, o + headers, length - headers, a, o + headers); // in place, tag after it
             } else {
-                sealer.updateAAD(in.limit(length).position(0));
-                sealer.doFinal(empty.clear(), to.limit(length + TAG_LENGTH).position(length));
+                sealer.updateAAD(a, o, length);
+                sealer.doFinal(a, o + length); // no plaintext: the tag only (GMAC)
             }
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM seal failed", e);
         }
+        copyBack(a, out, headers, length + TAG_LENGTH);
         out.set(U64, length + TAG_LENGTH, seq);
         return length + TRAILER_LENGTH;
     }
@@ -141,21 +145,24 @@ public final class PacketAuth {
         if (!window.fresh(path, seq)) {
             return REPLAY;
         }
-        ByteBuffer in = views.in(seg);
-        ByteBuffer to = views.out(seg);
+        byte[] a = array(seg, end + TAG_LENGTH);
+        int o = arrayOffset(seg);
         try {
             opener.init(Cipher.DECRYPT_MODE, rxKey, new GCMParameterSpec(TAG_LENGTH * 8, nonce(path, seq)));
             if (encrypt) {
-                opener.updateAAD(in.limit(headers).position(0));
-                opener.doFinal(in.limit(end + TAG_LENGTH).position(headers), to.limit(end).position(headers));
+                opener.updateAAD(a, o, headers);
+                opener.doFinal(a, o + headers, end + TAG_LENGTH - headers, a, o + headers); // in place
             } else {
-                opener.updateAAD(in.limit(end).position(0));
-                opener.doFinal(in.limit(end + TAG_LENGTH).position(end), to.limit(end).position(end));
+                opener.updateAAD(a, o, end);
+                opener.doFinal(a, o + end, TAG_LENGTH, a, o + end);
             }
         } catch (AEADBadTagException e) {
             return BAD_TAG;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM open failed", e);
+        }
+        if (encrypt) {
+            copyBack(a, seg, headers, end);
         }
         window.accept(path, seq);
         return OK;
@@ -165,6 +172,33 @@ public final class PacketAuth {
     void clear() {
         window.clear();
         java.util.Arrays.fill(txSeq, 0);
+    }
+
+    /**
+     * The bytes {@code seg[0, length)} as an array the cipher can work on in place: the segment's own array when it
+     * is a whole-array heap segment (the JDK's GCM then runs its intrinsic on it directly), else a copy in this
+     * authenticator's scratch array (a native segment: the JDK would copy direct buffers through arrays anyway).
+     */
+    private byte[] array(MemorySegment seg, int length) {
+        if (!seg.isNative() && seg.heapBase().orElse(null) instanceof byte[] a && seg.address() + length <= a.length) {
+            return a;
+        }
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, 2 * scratch.length)]; // only a longer packet than any before
+        }
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, scratch, 0, length);
+        return scratch;
+    }
+
+    private static int arrayOffset(MemorySegment seg) {
+        return !seg.isNative() && seg.heapBase().orElse(null) instanceof byte[] ? (int) seg.address() : 0;
+    }
+
+    /** Copies {@code a[from, to)} back into {@code seg} when {@code a} is the scratch copy. */
+    private void copyBack(byte[] a, MemorySegment seg, int from, int to) {
+        if (a == scratch) {
+            MemorySegment.copy(a, from, seg, ValueLayout.JAVA_BYTE, from, to - from);
+        }
     }
 
     private byte[] nonce(int path, long seq) {
