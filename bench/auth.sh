@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Cost of packet authentication (spec section 10): EngineBench's engine pair with auth=off, tag (AES-128-GCM tag,
-# payload in clear) and encrypt (payload encrypted too), in one JMH run, with the GC profiler (bytes allocated per
-# packet), then AeadBench (AES-128-GCM vs ChaCha20-Poly1305 on the payload size alone). Prints packets/s, Gb/s of
+# Cost of packet authentication (spec section 10): first AuthCost, CPU ns and bytes allocated per packet of the
+# engine pair on the thread's own CPU clock, modes interleaved (the figure to trust on a loaded machine); then
+# EngineBench's engine pair with auth=off, tag (AES-128-GCM tag, payload in clear) and encrypt (payload encrypted
+# too), in one JMH run, with the GC profiler (bytes allocated per packet), then AeadBench (AES-128-GCM vs ChaCha20-Poly1305 on the payload size alone). Prints packets/s, Gb/s of
 # payload, the ratio to auth=off and B/packet. JSON in bench/results/auth.json and auth-aead.json.
 #
 # Usage: bench/auth.sh [--payload 4096] [extra JMH args]      e.g. bench/auth.sh -wi 2 -i 3 -f 2
@@ -27,6 +28,8 @@ for ((k = 0; k < ${#defaults[@]}; k += 2)); do
   for a in "$@"; do [[ "$a" == "${defaults[k]}" ]] && given=1; done
   ((given)) || args+=("${defaults[k]}" "${defaults[k + 1]}")
 done
+echo "== CPU time per packet on the thread's own clock, modes interleaved (AuthCost; robust on a shared machine)"
+"$java_bin" -cp bench/target/benchmarks.jar io.metaroce.bench.AuthCost "$payload" 7 200 | tee bench/results/auth-cpu.txt
 echo "== EngineBench.engine with auth=off,tag,encrypt at $payload B (progress below is JMH's)"
 "$java_bin" -jar bench/target/benchmarks.jar 'EngineBench.engine$' -p payload="$payload" -p auth=off,tag,encrypt \
   -prof gc "${args[@]}" -rf json -rff "$json" "$@"
