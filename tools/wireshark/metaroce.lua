@@ -17,6 +17,7 @@ local VERSION = 1
 local DEFAULT_UDP_PORT = 4793
 local BASE_LEN = 32
 local CRC_LEN = 4
+local AUTH_LEN = 24 -- AUTH trailer: 16-byte GCM tag, 8-byte sequence number (AUTH-2)
 local MIN_LEN = BASE_LEN + CRC_LEN
 local CM_FIXED_LEN = 32
 local CM_PLANE_LEN = 18
@@ -83,7 +84,9 @@ F.flag_last    = ProtoField.bool("metaroce.flags.last", "LAST", 16, nil, 0x0001)
 F.flag_first   = ProtoField.bool("metaroce.flags.first", "FIRST", 16, nil, 0x0002)
 F.flag_retx    = ProtoField.bool("metaroce.flags.retransmit", "RETRANSMIT", 16, nil, 0x0004)
 F.flag_ackreq  = ProtoField.bool("metaroce.flags.ack_req", "ACK_REQ", 16, nil, 0x0008)
-F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xfff0)
+F.flag_auth    = ProtoField.bool("metaroce.flags.auth", "AUTH", 16, nil, 0x0010)
+F.flag_enc     = ProtoField.bool("metaroce.flags.encrypted", "ENCRYPTED", 16, nil, 0x0020)
+F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xffc0)
 F.dest_qpn     = ProtoField.uint32("metaroce.dest_qpn", "Destination QPN", base.HEX)
 F.path         = ProtoField.uint16("metaroce.path", "Path id", base.DEC)
 F.payload_len  = ProtoField.uint16("metaroce.payload_length", "Payload length", base.DEC)
@@ -140,6 +143,7 @@ F.cm_mtu       = ProtoField.uint16("metaroce.cm.mtu", "MTU", base.DEC)
 F.cm_paths     = ProtoField.uint16("metaroce.cm.paths", "Paths", base.DEC)
 F.cm_caps      = ProtoField.uint32("metaroce.cm.caps", "Capabilities", base.HEX)
 F.cm_cap_auth  = ProtoField.bool("metaroce.cm.caps.auth", "CAP_AUTH", 32, nil, 0x00000001)
+F.cm_cap_enc   = ProtoField.bool("metaroce.cm.caps.encrypt", "CAP_ENCRYPT", 32, nil, 0x00000002)
 F.cm_port      = ProtoField.uint16("metaroce.cm.port", "UDP port", base.DEC)
 F.cm_planes    = ProtoField.uint8("metaroce.cm.plane_count", "Plane count", base.DEC)
 F.cm_reason    = ProtoField.uint8("metaroce.cm.reason", "Reject reason", base.DEC, cm_reason_names)
@@ -148,6 +152,10 @@ F.cm_prsvd     = ProtoField.uint8("metaroce.cm.plane.reserved", "Reserved", base
 F.cm_ipv4      = ProtoField.ipv4("metaroce.cm.plane.ipv4", "Address")
 F.cm_ipv6      = ProtoField.ipv6("metaroce.cm.plane.ipv6", "Address")
 F.cm_addr      = ProtoField.bytes("metaroce.cm.plane.address", "Address bytes")
+-- AUTH trailer (spec 10-auth.md, AUTH-2): GCM tag and auth sequence number, before the CRC
+F.auth_tag     = ProtoField.bytes("metaroce.auth.tag", "GCM tag")
+F.auth_seq     = ProtoField.uint64("metaroce.auth.seq", "Auth sequence number", base.DEC)
+F.ciphertext   = ProtoField.bytes("metaroce.ciphertext", "Encrypted payload")
 -- trailer
 F.crc          = ProtoField.uint32("metaroce.crc", "CRC32C", base.HEX)
 F.crc_computed = ProtoField.uint32("metaroce.crc.computed", "Computed CRC32C", base.HEX)
@@ -247,7 +255,10 @@ local function structurally_valid(tvb)
     local op = tvb(1, 1):uint()
     local x = ext_len[op]
     if x == nil then return nil end
-    if len ~= BASE_LEN + x + tvb(10, 2):uint() + CRC_LEN then return nil end
+    local natural = BASE_LEN + x + tvb(10, 2):uint() + CRC_LEN
+    if len ~= natural and not (len == natural + AUTH_LEN and band(tvb(2, 2):uint(), 0x0010) ~= 0) then
+        return nil
+    end
     return op, x
 end
 
@@ -402,6 +413,7 @@ local function dissect_cm(tvb, tree, off, op, plen)
     t:add(F.cm_paths, tvb(off + 22, 2))
     local caps = t:add(F.cm_caps, tvb(off + 24, 4))
     caps:add(F.cm_cap_auth, tvb(off + 24, 4))
+    caps:add(F.cm_cap_enc, tvb(off + 24, 4))
     t:add(F.cm_port, tvb(off + 28, 2))
     local np = tvb(off + 30, 1):uint()
     local npi = t:add(F.cm_planes, tvb(off + 30, 1))
@@ -483,12 +495,16 @@ function metaroce.dissector(tvb, pinfo, tree)
     fl:add(F.flag_first, tvb(2, 2))
     fl:add(F.flag_retx, tvb(2, 2))
     fl:add(F.flag_ackreq, tvb(2, 2))
+    fl:add(F.flag_auth, tvb(2, 2))
+    fl:add(F.flag_enc, tvb(2, 2))
     fl:add(F.flag_rsvd, tvb(2, 2))
     local fnames = {}
     if band(flags, 0x0002) ~= 0 then fnames[#fnames + 1] = "FIRST" end
     if band(flags, 0x0001) ~= 0 then fnames[#fnames + 1] = "LAST" end
     if band(flags, 0x0004) ~= 0 then fnames[#fnames + 1] = "RETRANSMIT" end
     if band(flags, 0x0008) ~= 0 then fnames[#fnames + 1] = "ACK_REQ" end
+    if band(flags, 0x0010) ~= 0 then fnames[#fnames + 1] = "AUTH" end
+    if band(flags, 0x0020) ~= 0 then fnames[#fnames + 1] = "ENCRYPTED" end
     if #fnames > 0 then fl:append_text(" (" .. table.concat(fnames, ", ") .. ")") end
     bt:add(F.dest_qpn, tvb(4, 4))
     bt:add(F.path, tvb(8, 2))
@@ -504,6 +520,9 @@ function metaroce.dissector(tvb, pinfo, tree)
     local info = string.format("%s qp=%s path=%d", name, hex32(dqpn), path)
     local x = ext_len[op]
     local ok = true
+    -- AUTH-2: a datagram 24 bytes longer than its header says, with flag AUTH, carries the AUTH trailer
+    local sealed = x ~= nil and band(flags, 0x0010) ~= 0 and len == BASE_LEN + x + plen + AUTH_LEN + CRC_LEN
+    local auth_len = sealed and AUTH_LEN or 0
     if version ~= VERSION then
         -- opcode numbers of another version mean nothing here
         vi:add_proto_expert_info(E.bad_version, "version " .. version .. ", this dissector knows version 1")
@@ -513,7 +532,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     elseif x == nil then
         oi:add_proto_expert_info(E.bad_opcode)
         ok = false
-    elseif len ~= BASE_LEN + x + plen + CRC_LEN then
+    elseif len ~= BASE_LEN + x + plen + auth_len + CRC_LEN then
         root:add_proto_expert_info(E.bad_length, string.format("length %d, expected 32 + %d + %d + 4 = %d",
             len, x, plen, BASE_LEN + x + plen + CRC_LEN))
         info = info .. " [bad length]"
@@ -544,11 +563,19 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. dissect_cm(tvb, root, off, op, plen)
         end
         if not is_cm(op) and plen > 0 then
-            local avail = math.min(len - CRC_LEN, tvb:captured_len()) - (off + x)
+            local avail = math.min(len - CRC_LEN - auth_len, tvb:captured_len()) - (off + x)
             if avail > 0 then
                 local n = math.min(plen, avail)
-                root:add(F.payload, tvb(off + x, n)):append_text(" (" .. n .. " bytes)")
+                local pf = (sealed and band(flags, 0x0020) ~= 0) and F.ciphertext or F.payload
+                root:add(pf, tvb(off + x, n)):append_text(" (" .. n .. " bytes)")
             end
+        end
+        if sealed and need(tvb, off + x + plen, AUTH_LEN) then
+            local at = off + x + plen
+            local ai = root:add(tvb(at, AUTH_LEN), "AUTH trailer (AES-128-GCM)")
+            ai:add(F.auth_tag, tvb(at, 16))
+            ai:add(F.auth_seq, tvb(at + 16, 8))
+            info = info .. " auth_seq=" .. u64str(tvb, at + 16) .. (band(flags, 0x0020) ~= 0 and " [encrypted]" or " [auth]")
         end
     end
     if band(flags, 0x0004) ~= 0 then

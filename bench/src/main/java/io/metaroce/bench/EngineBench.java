@@ -13,6 +13,7 @@ import io.metaroce.core.QueuePair;
 import io.metaroce.core.Transmit;
 import io.metaroce.core.WcStatus;
 import io.metaroce.core.WorkCompletion;
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.wire.Opcode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -96,6 +97,13 @@ public class EngineBench {
     @Param({"split"})
     public String datagramBuffers;
 
+    /**
+     * AUTH-*: "off" (the default), "tag" (every packet sealed with AES-128-GCM, payload in clear) or "encrypt"
+     * (payload encrypted too). {@code bench/auth.sh} runs all three in one JMH run.
+     */
+    @Param({"off"})
+    public String auth;
+
     private Arena arena;
     private Arena ioArena;
     private Engine a;
@@ -165,6 +173,12 @@ public class EngineBench {
             case "single" -> abBuf;
             default -> throw new IllegalArgumentException("datagramBuffers must be split or single");
         };
+        if (!auth.equals("off")) {
+            byte[] psk = new byte[32];
+            boolean encrypt = auth.equals("encrypt");
+            qa.enableAuth(AuthKeys.derive(psk, 7, qa.qpn(), qb.qpn(), 1000, 5000, true, encrypt));
+            qb.enableAuth(AuthKeys.derive(psk, 7, qa.qpn(), qb.qpn(), 1000, 5000, false, encrypt));
+        }
         qa.connect(2, qb.qpn(), 1000, 5000);
         qb.connect(1, qa.qpn(), 5000, 1000);
         nowNs = 1_000_000;

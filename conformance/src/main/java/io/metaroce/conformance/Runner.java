@@ -19,12 +19,14 @@ import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Runs one script against a target: the tester's side of the conversation. The runner plays the peer QP: it
@@ -88,6 +90,11 @@ public final class Runner {
         final Map<Integer, Integer> iutHigh = new HashMap<>();
         final Map<Integer, long[]> iutProbe = new HashMap<>();
         Map<String, Long> baseline = Map.of();
+        /** AUTH-*: the tester's keys on an authenticated case's connection, or null. */
+        AuthTester auth;
+        /** The connection id and initial PSN of the last CM_REQ the tester sent (AUTH-3 after a CM exchange). */
+        long reqCid;
+        int reqIpsn;
         long now;
         int mtu;
         int line;
@@ -139,6 +146,23 @@ public final class Runner {
             return key.equals("rkey") ? r.rkey() & 0xFFFF_FFFFL : r.va();
         }
 
+        int openAuth(byte[] d) {
+            return Runner.openAuth(auth, d);
+        }
+
+        /** AUTH-3, AUTH-9: after the IUT's CM_REP granting CAP_AUTH, the tester takes the connection's keys. */
+        void keyAfterCm(PacketView v) {
+            if (v.opcode() != Opcode.CM_REP || !v.check().equals("OK")) {
+                return;
+            }
+            Map<String, Long> f = v.fields();
+            long caps = f.getOrDefault("caps", 0L);
+            if ((caps & CmMessage.CAP_AUTH) != 0 && f.getOrDefault("cid", -1L) == reqCid) {
+                auth = AuthTester.afterCm(reqCid, f.get("cqpn").intValue(), reqIpsn, f.get("ipsn").intValue(),
+                        (caps & CmMessage.CAP_ENCRYPT) != 0);
+            }
+        }
+
         long num(Step st, String key, long dflt) {
             Arg a = st.arg(key);
             return a == null ? dflt : eval(a.value(), key);
@@ -146,7 +170,13 @@ public final class Runner {
 
         void pull() throws Target.TargetException {
             for (Target.Captured c : target.takeCaptured()) {
+                int opened = openAuth(c.bytes());
                 PacketView v = new PacketView(c.bytes(), s.iutPsn(), s.testerPsn());
+                if (opened >= 0) {
+                    v.fields().put("auth", (long) opened); // AUTH-*: 1 when the IUT's seal verified
+                    v.fields().put("aseq", ByteBuffer.wrap(c.bytes(), c.bytes().length - 12, 8).getLong());
+                }
+                keyAfterCm(v);
                 seen.add(new Seen(c, v, seen.size()));
                 trace.add(String.format("%10.3f us < %s", c.timeNs() / 1e3, v.summary()));
                 Map<String, Long> f = v.fields();
@@ -166,6 +196,31 @@ public final class Runner {
                 }
             }
         }
+    }
+
+    /**
+     * AUTH-*: opens a datagram the IUT sent on an authenticated connection in place (decrypting its payload);
+     * returns 1 (verified), 0 (not), or -1 when there is nothing to open (no keys, a CM or undecodable packet).
+     */
+    private static int openAuth(AuthTester auth, byte[] d) {
+        if (auth == null || d.length < Packet.MIN_LENGTH || Opcode.isCm(d[1] & 0xFF)
+                || Opcode.extensionLength(d[1] & 0xFF) < 0) {
+            return -1;
+        }
+        MemorySegment seg = MemorySegment.ofArray(d);
+        if (new Packet().check(seg, d.length) != Packet.OK) {
+            return -1; // shown as it is: WIRE-8 fails first
+        }
+        int headers = BaseHeader.LENGTH + Opcode.extensionLength(d[1] & 0xFF);
+        int end = headers + ((d[10] & 0xFF) << 8 | (d[11] & 0xFF));
+        int path = (d[8] & 0xFF) << 8 | (d[9] & 0xFF);
+        if (!auth.open(d, headers, end, path)) {
+            return 0;
+        }
+        if (auth.encrypt) {
+            new Packet().seal(seg, d.length - Packet.CRC_LENGTH); // the tester's copy now holds the plaintext
+        }
+        return 1;
     }
 
     /**
@@ -207,6 +262,10 @@ public final class Runner {
         }
         try {
             ctx.setup = target.setup(s);
+            if (!s.qpState().equals("LISTEN") && !s.qpState().equals("CONNECT")) {
+                ctx.auth = AuthTester.forCase(s.config().get("auth"), ctx.setup.qpn(), (int) s.testerPsn(),
+                        (int) s.iutPsn());
+            }
             ctx.pull();
             if (target.capabilities().contains(Target.COUNTERS)) {
                 ctx.baseline = target.counters();
@@ -367,12 +426,16 @@ public final class Runner {
                     (int) ctx.num(st, "port", Packet.DEFAULT_UDP_PORT), (int) ctx.num(st, "reason", 0), addrs);
             payload = new byte[cm.encodedLength() - 32];
             ext = 32;
+            if (op == Opcode.CM_REQ) {
+                ctx.reqCid = cm.connectionId();
+                ctx.reqIpsn = cm.initialPsn();
+            }
         } else if (st.arg("plen") != null) {
             payload = new byte[(int) ctx.num(st, "plen", 0)];
         }
         int natural = BaseHeader.LENGTH + ext + payload.length + Packet.CRC_LENGTH;
         int dglen = (int) ctx.num(st, "dglen", natural);
-        byte[] buf = new byte[Math.max(dglen, natural) + 8];
+        byte[] buf = new byte[Math.max(dglen, natural) + 8 + AuthTester.TRAILER];
         MemorySegment seg = MemorySegment.ofArray(buf);
         BaseHeader b = new BaseHeader().wrap(seg, 0);
         int psnRel = 0;
@@ -462,6 +525,17 @@ public final class Runner {
                     throw ctx.err("setb offset " + at + " outside the datagram before its CRC (" + dglen + " bytes)");
                 }
                 buf[at] = (byte) ctx.eval(kv[1], "setb");
+            }
+        }
+        String how = st.value("auth", "on");
+        if (ctx.auth != null && !Opcode.isCm(op) && !how.equals("none")) { // AUTH-2: sealed like a correct peer
+            if (!Set.of("on", "badtag", "wrongkey").contains(how)) {
+                throw ctx.err("auth= takes on, none, badtag or wrongkey, not " + how);
+            }
+            int sealed = ctx.auth.seal(buf, BaseHeader.LENGTH + ext, BaseHeader.LENGTH + ext + payload.length, path,
+                    how, ctx.num(st, "aseq", -1));
+            if (st.arg("dglen") == null) {
+                dglen = sealed + Packet.CRC_LENGTH;
             }
         }
         Packet pk = new Packet();

@@ -40,7 +40,11 @@ public enum Counter {
     DROP_MSN_OUT_OF_WINDOW, DROP_BAD_RKEY, DROP_OUT_OF_BOUNDS, DROP_NO_PERMISSION, DROP_RNR,
     DROP_INVALID_REQUEST, DROP_BUSY, DROP_STALE_NAK,
     /** PROBE_REPLYs answering a probe the path already counted (PATH-10): late duplicates, not malformed packets. */
-    DROP_STALE_PROBE_REPLY;
+    DROP_STALE_PROBE_REPLY,
+    /** AUTH-6: no AUTH trailer on an authenticated connection (or one on a connection without), or a bad tag. */
+    DROP_AUTH,
+    /** AUTH-7: an authentic packet whose sequence number was already accepted or is below the replay window. */
+    DROP_REPLAY;
 
     private static final Counter[] VALUES = values();
 

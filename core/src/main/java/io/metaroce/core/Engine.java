@@ -280,9 +280,9 @@ public final class Engine {
         return d;
     }
 
-    /** Largest datagram this engine produces: headers, one MTU of payload and the CRC. */
+    /** Largest datagram this engine produces: headers, one MTU of payload, the AUTH trailer and the CRC. */
     public int maxDatagramLength() {
-        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
     /**
@@ -296,7 +296,7 @@ public final class Engine {
     /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
     public static int bufferLength(EngineConfig cfg) {
         return cfg.elidePayload ? Packet.maxHeaderLength()
-                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
     void markReady(QueuePair qp) {

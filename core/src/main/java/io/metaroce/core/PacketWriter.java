@@ -1,5 +1,6 @@
 package io.metaroce.core;
 
+import io.metaroce.core.auth.PacketAuth;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
@@ -25,6 +26,8 @@ final class PacketWriter {
     private final AckHeader ack = new AckHeader();
     private final NakHeader nak = new NakHeader();
     private final ProbeHeader probe = new ProbeHeader();
+    /** AUTH-*: the connection's authenticator (set by the QP), or null. */
+    PacketAuth auth;
 
     PacketWriter(QpCore c) {
         this.c = c;
@@ -38,6 +41,9 @@ final class PacketWriter {
     /** Seals {@code out[0, len)} with its CRC, fills {@code tx} and returns the datagram's length. */
     int finish(MemorySegment out, int len, Path p, int op, Transmit tx) {
         Packet packet = c.engine.packet;
+        if (auth != null) {
+            len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
+        }
         int total = c.cfg.elidePayload ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
                 : packet.seal(out, len);
         tx.peer = c.peer;

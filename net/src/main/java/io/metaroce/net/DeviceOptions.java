@@ -54,6 +54,8 @@ public final class DeviceOptions {
     LinkRate linkRate = LinkRate.system();
     long stallClampNs = 2_000_000;
     String name = "metaroce";
+    byte[] authKey;
+    boolean encrypt;
 
     public DeviceOptions() {
     }
@@ -119,6 +121,20 @@ public final class DeviceOptions {
      * thread per side and no hand-offs: the lowest latency on few cores. Default {@code true}.
      */
     public DeviceOptions agentThread(boolean on) { agentThread = on; return this; }
+    /**
+     * AUTH-9: authenticate every connection of this device with keys derived from {@code preSharedKey} (16..64
+     * bytes, the same on both devices, provisioned out of band: docs/spec/10-auth.md); null (the default) for none.
+     * A device with a key accepts only authenticated connections.
+     */
+    public DeviceOptions authKey(byte[] preSharedKey) {
+        if (preSharedKey != null) {
+            io.metaroce.core.auth.AuthKeys.checkPsk(preSharedKey);
+        }
+        authKey = preSharedKey == null ? null : preSharedKey.clone();
+        return this;
+    }
+    /** AUTH-5: with {@link #authKey}, ask for encrypted payloads too (granted when the peer asks as well). */
+    public DeviceOptions encrypt(boolean on) { encrypt = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

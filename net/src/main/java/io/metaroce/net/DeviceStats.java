@@ -12,11 +12,12 @@ import java.util.Map;
 
 /**
  * A snapshot of a device: engine counters, datapath counters and, per QP and path, RTT, window, ECN echoes,
- * retransmits and health (what {@code metaroce stats} prints).
+ * retransmits and health, and the connection manager's counters by name (CTR-7: {@code CM_RX_PACKETS},
+ * {@code CM_DROP_*}, {@code CM_ESTABLISHED} ...) (what {@code metaroce stats} prints).
  */
 public record DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
                           long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles,
-                          List<QpStats> qps, Datapath datapath) {
+                          List<QpStats> qps, Datapath datapath, Map<String, Long> cmCounters) {
     /**
      * How the datagrams crossed the kernel: receive buffers (a GRO buffer holds several datagrams) and truncated
      * ones dropped; send calls, messages (a GSO run is one), datagrams and GSO runs; stalls of the agent left
@@ -48,7 +49,15 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
     public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
                        long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps) {
         this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
-                Datapath.NONE);
+                Datapath.NONE, Map.of());
+    }
+
+    /** A snapshot without connection-manager counters (a file written before they existed, or a tool without a CM). */
+    public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
+                       long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps,
+                       Datapath datapath) {
+        this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
+                datapath, Map.of());
     }
 
     /** One QP. */
@@ -64,7 +73,7 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                             long sackGaps, long failures) {
     }
 
-    static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps) {
+    static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps, Map<String, Long> cm) {
         List<QpStats> list = new ArrayList<>();
         for (DeviceQp dq : qps) {
             QueuePair q = dq.qp;
@@ -82,7 +91,7 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 ss.gsoMessages, ss.gsoSegments, a.clock().stalls(), a.clock().stalledNs(), s.basePort, s.txSockets(),
                 s.connectedSockets(), d.groActive(), d.rateSummary());
         return new DeviceStats(d.transportName(), e.counters().snapshot(), a.rxDatagrams, a.txDatagrams,
-                a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp);
+                a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp, cm);
     }
 
     /** A human-readable table. */
@@ -100,6 +109,14 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 datapath.rxTruncated(), datapath.stalls(), datapath.stalledNs() / 1e6, datapath.basePort(),
                 datapath.sendSockets(), datapath.connectedSockets(), datapath.rates()));
         counters.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v)));
+        if (!cmCounters.isEmpty()) {
+            b.append("connection manager (CTR-7):\n");
+            cmCounters.forEach((k, v) -> {
+                if (v != 0) {
+                    b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v));
+                }
+            });
+        }
         for (QpStats q : qps) {
             b.append(String.format(Locale.ROOT, "QP %d -> %d %s%n", q.qpn(), q.remoteQpn(), q.state()));
             b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %12s %8s %8s %8s %8s%n", "path",

@@ -98,6 +98,7 @@ final class PerfRun {
         rec.injectLoss = o.injectLoss;
         rec.seed = o.seed;
         rec.metrics.putAll(r.metrics);
+        rec.metrics.put("auth", o.authKey == null ? 0 : o.encrypt ? 2 : 1); // AUTH-9: 0 none, 1 tag, 2 encrypt too
         Map<Counter, Long> c = stats.counters();
         rec.metrics.put("retransmits", c.getOrDefault(Counter.RETRANSMITS, 0L));
         rec.metrics.put("timeouts", c.getOrDefault(Counter.TIMEOUTS, 0L));

@@ -457,6 +457,10 @@ final class Session implements AutoCloseable {
         }
         out.printf(Locale.ROOT, " %-16s: %-12d Idle            : %s%n", o.server() ? "Max message size" : "Message size",
                 o.size(), o.idle.toLowerCase(Locale.ROOT));
+        if (o.authKey != null) {
+            out.printf(Locale.ROOT, " Authentication  : AES-128-GCM per packet (%s), keys from %s%n",
+                    o.encrypt ? "payloads encrypted if the peer agrees" : "payloads authenticated", o.authKey);
+        }
         if (o.durationS != null) {
             out.printf(Locale.ROOT, " Duration        : %s s%n", o.durationS);
         }

@@ -53,6 +53,13 @@ final class StatsJson {
                 .append(", \"rates\": ").append(quote(dp.rates())).append('}')
                 .append(",\n  \"counters\": ");
         counters(b, d.counters());
+        b.append(",\n  \"cm_counters\": {"); // CTR-7
+        boolean first = true;
+        for (Map.Entry<String, Long> e : d.cmCounters().entrySet()) {
+            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
+            first = false;
+        }
+        b.append('}');
         b.append(",\n  \"qps\": [");
         for (int k = 0; k < d.qps().size(); k++) {
             DeviceStats.QpStats q = d.qps().get(k);
@@ -120,7 +127,7 @@ final class StatsJson {
         }
         DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
-                num(m, "duty_cycles"), qps, datapath(m.get("datapath")));
+                num(m, "duty_cycles"), qps, datapath(m.get("datapath")), cmCounters(m.get("cm_counters")));
         return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
     }
 
@@ -143,6 +150,19 @@ final class StatsJson {
                 num(p, "stalls"), num(p, "stalled_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
                 (int) num(p, "connected_sockets"), Boolean.TRUE.equals(p.get("gro")),
                 p.get("rates") instanceof String s ? s : "");
+    }
+
+    /** CTR-7: the connection manager's counters by name; files written before they existed read as none. */
+    private static Map<String, Long> cmCounters(Object o) {
+        Map<String, Long> c = new java.util.LinkedHashMap<>();
+        if (o instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                if (v instanceof Number n) {
+                    c.put(String.valueOf(k), n.longValue());
+                }
+            });
+        }
+        return c;
     }
 
     private static Map<Counter, Long> counters(Map<?, ?> m) {

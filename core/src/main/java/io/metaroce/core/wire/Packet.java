@@ -69,7 +69,9 @@ public final class Packet {
         if (length < BaseHeader.LENGTH + ext + CRC_LENGTH) {
             return TRUNCATED;
         }
-        if (length != BaseHeader.LENGTH + ext + base.payloadLength() + CRC_LENGTH) {
+        int natural = BaseHeader.LENGTH + ext + base.payloadLength() + CRC_LENGTH;
+        if (length != natural && !(length == natural + BaseHeader.AUTH_TRAILER_LENGTH
+                && (base.flags() & BaseHeader.FLAG_AUTH) != 0)) { // AUTH-2: the trailer is counted by its flag
             return BAD_LENGTH;
         }
         return OK;

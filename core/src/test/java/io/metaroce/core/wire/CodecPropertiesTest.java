@@ -506,7 +506,9 @@ class CodecPropertiesTest {
             return Packet.TRUNCATED;
         }
         int payloadLength = (b[10] & 0xff) << 8 | (b[11] & 0xff);
-        return length == 32 + ext + payloadLength + 4 ? Packet.OK : Packet.BAD_LENGTH;
+        boolean authFlag = (b[3] & 0x10) != 0; // AUTH-2: flag AUTH (0x0010) admits the 24-byte AUTH trailer
+        int natural = 32 + ext + payloadLength + 4;
+        return length == natural || authFlag && length == natural + 24 ? Packet.OK : Packet.BAD_LENGTH;
     }
 
     /** A segment with {@code GUARD} noise bytes around a view of {@code length} bytes at {@code at}. */

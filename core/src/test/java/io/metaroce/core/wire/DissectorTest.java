@@ -67,7 +67,8 @@ class DissectorTest {
             "metaroce.ack.sacked_psn", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
-            "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6");
+            "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
+            "metaroce.auth.seq");
 
     /** One datagram of the capture and what the dissector must make of it. */
     private record Frame(String label, byte[] payload, int dstPort, Expect expect, Vector vector) {
@@ -83,6 +84,9 @@ class DissectorTest {
         for (int port : new int[] {PORT, HEURISTIC_PORT}) {
             for (Vector v : Vector.values()) {
                 frames.add(new Frame(v + " on " + port, stored(v), port, Expect.GOOD, v));
+            }
+            for (AuthVectors.Sealed v : AuthVectors.Sealed.values()) { // AUTH-2: spec 10's sealed vectors
+                frames.add(new Frame("sealed " + v + " on " + port, v.build(), port, Expect.GOOD, v.plain));
             }
         }
         byte[] corrupted = stored(Vector.WRITE);
@@ -134,6 +138,8 @@ class DissectorTest {
         assertEquals(bad, count(v.stdout, "[Expert Info (Error/Checksum): Bad CRC32C: stored"), "bad-CRC expert infos");
         assertTrue(v.stdout.contains("WRITE qp=0x00000b02 path=0 psn=4096 msn=0 off=0 len=16"), v.stdout);
         assertTrue(v.stdout.contains("sack=[cum+2..cum+4, cum+256]"), v.stdout);
+        assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
+                v.stdout);
     }
 
     // ---- expectations ----
@@ -158,6 +164,9 @@ class DissectorTest {
         assertNum(row, "metaroce.timestamp", b.timestampNs(), label);
         int crc = ByteBuffer.wrap(bytes, bytes.length - Packet.CRC_LENGTH, Packet.CRC_LENGTH).getInt();
         assertNum(row, "metaroce.crc", Integer.toUnsignedLong(crc), label);
+        boolean sealed = (b.flags() & BaseHeader.FLAG_AUTH) != 0
+                && bytes.length == Packet.datagramLength(b.opcode(), b.payloadLength()) + BaseHeader.AUTH_TRAILER_LENGTH;
+        assertEquals(sealed ? "0" : "", row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
         String status = row.get("metaroce.crc.status");
         if (f.expect == Expect.GOOD) {
             assertTrue(status.equals("1") || status.equalsIgnoreCase("Good"), label + ": CRC status " + status);
