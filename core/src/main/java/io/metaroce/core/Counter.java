@@ -19,6 +19,8 @@ public enum Counter {
     TAIL_LOSSES,
     /** Tail-loss probes that carried the path's newest unacknowledged segment again (RTO-6). */
     TAIL_COPIES,
+    /** Timeouts on a route that delivered later packets (PATH-16): losses, not failures; path health untouched. */
+    ROUTE_ALIVE_TIMEOUTS,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
     RACK_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
