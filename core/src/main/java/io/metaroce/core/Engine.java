@@ -48,6 +48,8 @@ public final class Engine {
     private final RandomGenerator rng;
     final Counters counters = new Counters();
     final Packet packet = new Packet();
+    /** ACK-11: unpacks received ACK bundles. */
+    final AckBundleReader ackBundles = new AckBundleReader();
     private final BaseHeader base = new BaseHeader();
     private final List<QueuePair> qps = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
@@ -55,6 +57,8 @@ public final class Engine {
     private final TimerHeap timers = new TimerHeap();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
+    /** The driver sends gathered datagrams ({@link #gatherTransmit}). */
+    boolean gather;
     /** PATH-13: the engine-wide probe budget. */
     final ProbeBudget probeBudget;
     /** HINT-*: the receiver's grants. */
@@ -269,6 +273,16 @@ public final class Engine {
             qp.inReady = false;
         }
         return 0;
+    }
+
+    /**
+     * With {@code on}, {@link #pollTransmit} may leave a data packet's payload in the registered region it comes
+     * from instead of copying it into {@code out}: {@link Transmit#payloadLength()} then says where it is, and the
+     * driver sends header, payload and CRC as one datagram (scatter-gather). Only payloads in native memory of at
+     * most 2 GiB are gathered; others are copied as without it. Off by default.
+     */
+    public void gatherTransmit(boolean on) {
+        gather = on;
     }
 
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */

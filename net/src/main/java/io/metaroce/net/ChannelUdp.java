@@ -55,6 +55,7 @@ final class ChannelUdp implements UdpSocket {
         int sent = 0;
         for (int k = 0; k < n; k++) {
             int i = indices[k];
+            batch.flatten(i); // a DatagramChannel sends one buffer: gathered payloads are copied into the slot
             ByteBuffer b = v[i];
             b.clear().limit(batch.length[i]);
             if (batch.addr[i] != lastAddr || batch.port[i] != lastPort) { // one peer per run: reuse it

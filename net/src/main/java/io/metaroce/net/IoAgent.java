@@ -92,6 +92,7 @@ final class IoAgent {
         this.bySocket = new int[batch][batch];
         this.countBySocket = new int[batch];
         this.doorbells = new MpscAtomicArrayQueue<>(Math.max(1024, maxQps));
+        engine.gatherTransmit(true); // every socket sends the pieces (LinuxUdp as iovecs, ChannelUdp flattened)
     }
 
     /** The engine's clock (stall-clamped), as of the last duty cycle. */
@@ -204,6 +205,13 @@ final class IoAgent {
                 }
                 int peer = tx.peer();
                 txBatch.length[n] = len;
+                int gathered = tx.payloadLength();
+                txBatch.gatherLength[n] = gathered;
+                if (gathered > 0) { // the payload leaves from its registered region (scatter-gather send)
+                    txBatch.headerLength[n] = tx.headerLength();
+                    txBatch.gatherSegment[n] = tx.payloadSegment();
+                    txBatch.gatherOffset[n] = tx.payloadOffset();
+                }
                 txBatch.addr[n] = sockets.peerAddr(peer, tx.plane());
                 txBatch.port[n] = sockets.peerPort(peer);
                 int s = sockets.txIndex(peer, tx.pathId());

@@ -62,6 +62,8 @@ final class LinuxUdp implements UdpSocket {
     private static final int MSG_FLAGS = 48;
     private static final int MSG_LEN = 56;
     private static final int IOVEC_SIZE = 16;
+    /** Most iovecs one datagram needs: headers, gathered payload, CRC. */
+    private static final int IOV_PER_DATAGRAM = 3;
     private static final int SOCKADDR_SIZE = 16;
     private static final int CONTROL_SIZE = 64;
 
@@ -260,12 +262,10 @@ final class LinuxUdp implements UdpSocket {
             return;
         }
         txHdrs = arena.allocate((long) MMSG_SIZE * b.capacity, 8);
-        txIov = arena.allocate((long) IOVEC_SIZE * b.capacity, 8);
+        // up to three iovecs per datagram: headers, payload in its region, CRC (a gathered one, Transmit)
+        txIov = arena.allocate((long) IOVEC_SIZE * IOV_PER_DATAGRAM * b.capacity, 8);
         txAddr = arena.allocate((long) SOCKADDR_SIZE * b.capacity, 8);
-        for (int i = 0; i < b.capacity; i++) {
-            txIov.set(LONG, (long) i * IOVEC_SIZE, b.slots[i].address());
-        }
-        txGsoIov = arena.allocate((long) IOVEC_SIZE * b.capacity, 8);
+        txGsoIov = arena.allocate((long) IOVEC_SIZE * IOV_PER_DATAGRAM * b.capacity, 8);
         txGsoControl = arena.allocate((long) CONTROL_SIZE * b.capacity, 8);
         msgSegments = new int[b.capacity];
         txFor = b;
@@ -318,17 +318,17 @@ final class LinuxUdp implements UdpSocket {
             }
             txHdrs.set(INT, h + MSG_FLAGS, 0);
             if (run == 1) {
-                txIov.set(LONG, (long) i * IOVEC_SIZE + 8, len);
-                txHdrs.set(LONG, h + MSG_IOV, txIov.address() + (long) i * IOVEC_SIZE);
-                txHdrs.set(LONG, h + MSG_IOVLEN, 1L);
+                long iov = (long) i * IOV_PER_DATAGRAM * IOVEC_SIZE;
+                int count = iovecs(txIov, iov, batch, i);
+                txHdrs.set(LONG, h + MSG_IOV, txIov.address() + iov);
+                txHdrs.set(LONG, h + MSG_IOVLEN, (long) count);
                 txHdrs.set(LONG, h + MSG_CONTROL, 0L);
                 txHdrs.set(LONG, h + MSG_CONTROLLEN, 0L);
             } else {
-                long iov = (long) k * IOVEC_SIZE;
+                long iov = (long) k * IOV_PER_DATAGRAM * IOVEC_SIZE;
+                int count = 0;
                 for (int r = 0; r < run; r++) {
-                    int j = indices[k + r];
-                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE, batch.slots[j].address());
-                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE + 8, batch.length[j]);
+                    count += iovecs(txGsoIov, iov + (long) count * IOVEC_SIZE, batch, indices[k + r]);
                 }
                 long c = (long) msgs * CONTROL_SIZE;
                 txGsoControl.set(LONG, c, 18L); // CMSG_LEN(sizeof(uint16_t))
@@ -336,7 +336,7 @@ final class LinuxUdp implements UdpSocket {
                 txGsoControl.set(INT, c + 12, UDP_SEGMENT);
                 txGsoControl.set(ValueLayout.JAVA_SHORT_UNALIGNED, c + 16, (short) len);
                 txHdrs.set(LONG, h + MSG_IOV, txGsoIov.address() + iov);
-                txHdrs.set(LONG, h + MSG_IOVLEN, (long) run);
+                txHdrs.set(LONG, h + MSG_IOVLEN, (long) count);
                 txHdrs.set(LONG, h + MSG_CONTROL, txGsoControl.address() + c);
                 txHdrs.set(LONG, h + MSG_CONTROLLEN, 24L); // CMSG_SPACE(sizeof(uint16_t))
             }
@@ -386,6 +386,28 @@ final class LinuxUdp implements UdpSocket {
         }
         st.datagrams += sent;
         return sent;
+    }
+
+    /**
+     * Writes the iovecs of datagram {@code i} of {@code b} at {@code iov[at]}: its slot, or for a gathered one the
+     * slot's headers, the payload in its region and the slot's CRC. Returns how many (1 or 3).
+     */
+    private static int iovecs(MemorySegment iov, long at, PacketBatch b, int i) {
+        long slot = b.slots[i].address();
+        int g = b.gatherLength[i];
+        if (g == 0) {
+            iov.set(LONG, at, slot);
+            iov.set(LONG, at + 8, b.length[i]);
+            return 1;
+        }
+        int h = b.headerLength[i];
+        iov.set(LONG, at, slot);
+        iov.set(LONG, at + 8, h);
+        iov.set(LONG, at + IOVEC_SIZE, b.gatherAddress(i));
+        iov.set(LONG, at + IOVEC_SIZE + 8, g);
+        iov.set(LONG, at + 2 * IOVEC_SIZE, slot + h);
+        iov.set(LONG, at + 2 * IOVEC_SIZE + 8, b.length[i] - h - g);
+        return 3;
     }
 
     private void prepareRx(PacketBatch b) {
