@@ -90,6 +90,7 @@ final class ChannelUdp implements UdpSocket {
                 break;
             }
             batch.length[n] = b.position();
+            batch.arrivalNs[n] = System.nanoTime(); // handed over now (a DatagramChannel reports no kernel time)
             if (from.getAddress() instanceof Inet4Address a4) {
                 batch.addr[n] = Ipv4.of(a4);
             }

@@ -63,6 +63,7 @@ final class IoAgent {
     private int rxEcn;
     private int rxAddr;
     private int rxPort;
+    private long rxArrivalNs;
 
     // statistics: written here, read on this thread (stats calls) or as a racy snapshot
     long rxDatagrams;
@@ -167,6 +168,7 @@ final class IoAgent {
                     rxEcn = rxBatch.ecn[i];
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
+                    rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
                     taken += splitter.split(i, rxBatch.length[i], rxBatch.segmentSize[i], deliver);
                 }
                 work += n;
@@ -189,7 +191,7 @@ final class IoAgent {
             injectedDrops++;
             return;
         }
-        engine.handleDatagram(nowNs, dgram, len, rxEcn);
+        engine.handleDatagram(nowNs, rxArrivalNs, dgram, len, rxEcn); // processed as of its arrival
     }
 
     /** Drains the engine's transmits, a batch at a time, each batch one send call per socket it uses. */

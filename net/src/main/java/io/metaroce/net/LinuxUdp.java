@@ -65,7 +65,12 @@ final class LinuxUdp implements UdpSocket {
     /** Most iovecs one datagram needs: headers, gathered payload, CRC. */
     private static final int IOV_PER_DATAGRAM = 3;
     private static final int SOCKADDR_SIZE = 16;
-    private static final int CONTROL_SIZE = 64;
+    /** Control buffer per message: IP_TOS (24 bytes), UDP_GRO (24), SO_TIMESTAMPNS (32), room to spare. */
+    private static final int CONTROL_SIZE = 128;
+    /** SO_TIMESTAMPNS (= SCM_TIMESTAMPNS): the kernel's receive time of each datagram, CLOCK_REALTIME. */
+    private static final int SO_TIMESTAMPNS = 35;
+    private static final int CLOCK_REALTIME = 0;
+    private static final int CLOCK_MONOTONIC = 1;
 
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -77,7 +82,8 @@ final class LinuxUdp implements UdpSocket {
     /** The native functions, or the reason they are missing. */
     private record Native(MethodHandle socket, MethodHandle setsockopt, MethodHandle bind,
                           MethodHandle connect, MethodHandle getsockname, MethodHandle sendmmsg, MethodHandle recvmmsg,
-                          MethodHandle close, StructLayout capture, VarHandle errno, String unavailable) {
+                          MethodHandle close, MethodHandle clockGettime, StructLayout capture, VarHandle errno,
+                          String unavailable) {
         @SuppressWarnings("restricted")
         static Native load() {
             try {
@@ -106,6 +112,8 @@ final class LinuxUdp implements UdpSocket {
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), err),
                         linker.downcallHandle(libc.find("close").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
+                        linker.downcallHandle(libc.find("clock_gettime").orElseThrow(),
+                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
                         capture, errno, null);
             } catch (RuntimeException | Error e) {
                 return unavailable(e.toString());
@@ -113,7 +121,7 @@ final class LinuxUdp implements UdpSocket {
         }
 
         static Native unavailable(String why) {
-            return new Native(null, null, null, null, null, null, null, null, null, null, why);
+            return new Native(null, null, null, null, null, null, null, null, null, null, null, why);
         }
     }
 
@@ -147,6 +155,9 @@ final class LinuxUdp implements UdpSocket {
     private MemorySegment rxAddr;
     private MemorySegment rxControl;
     private PacketBatch rxFor;
+    /** Received datagrams carry the kernel's receive time (SO_TIMESTAMPNS). */
+    private boolean stamps;
+    private MemorySegment timespec;
 
     LinuxUdp(InetSocketAddress bindTo, int bufferBytes, boolean wantGro, boolean reusePort) throws IOException {
         this(bindTo, bufferBytes, wantGro, reusePort, false);
@@ -177,6 +188,7 @@ final class LinuxUdp implements UdpSocket {
             setInt(IPPROTO_IP, IP_TOS, 2, "IP_TOS (ECT(0))");
             setInt(IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
             gro = wantGro && trySetInt(IPPROTO_UDP, UDP_GRO, 1);
+            stamps = trySetInt(SOL_SOCKET, SO_TIMESTAMPNS, 1);
             MemorySegment sa = arena.allocate(SOCKADDR_SIZE);
             writeSockaddr(sa, 0, bindTo.getAddress(), bindTo.getPort());
             call(NATIVE.bind, "bind to " + bindTo, fd, sa, SOCKADDR_SIZE);
@@ -453,8 +465,13 @@ final class LinuxUdp implements UdpSocket {
             }
             throw new IOException("recvmmsg failed: errno " + e + " (" + Errno.name(e) + ")");
         }
+        // arrival times on System.nanoTime's clock (CLOCK_MONOTONIC): the kernel's stamp where there is one,
+        // else now (the moment the batch was handed over)
+        long handedOver = System.nanoTime();
+        long realtimeOffset = stamps ? realtimeMinusMonotonic() : 0;
         for (int i = 0; i < r; i++) {
             long h = (long) i * MMSG_SIZE;
+            batch.arrivalNs[i] = handedOver;
             batch.length[i] = rxHdrs.get(INT, h + MSG_LEN);
             long sa = (long) i * SOCKADDR_SIZE;
             batch.port[i] = Short.toUnsignedInt(rxAddr.get(BE_SHORT, sa + 2));
@@ -478,12 +495,34 @@ final class LinuxUdp implements UdpSocket {
                     batch.ecn[i] = rxControl.get(ValueLayout.JAVA_BYTE, base + off + 16) & 3;
                 } else if (level == IPPROTO_UDP && type == UDP_GRO && len >= 20) {
                     batch.segmentSize[i] = rxControl.get(INT, base + off + 16);
+                } else if (level == SOL_SOCKET && type == SO_TIMESTAMPNS && len >= 32 && realtimeOffset != 0) {
+                    long at = rxControl.get(LONG, base + off + 16) * 1_000_000_000L
+                            + rxControl.get(LONG, base + off + 24) - realtimeOffset;
+                    batch.arrivalNs[i] = at - handedOver < 0 ? at : handedOver;
                 }
                 off += (len + 7) & ~7L;
             }
         }
         batch.count = r;
         return r;
+    }
+
+    /** CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns (0 when the clocks cannot be read). */
+    private long realtimeMinusMonotonic() {
+        if (timespec == null) {
+            timespec = arena.allocate(32, 8);
+        }
+        try {
+            int a = (int) NATIVE.clockGettime.invokeExact(CLOCK_REALTIME, timespec);
+            int b = (int) NATIVE.clockGettime.invokeExact(CLOCK_MONOTONIC, timespec.asSlice(16));
+            if (a != 0 || b != 0) {
+                return 0;
+            }
+        } catch (Throwable t) {
+            return 0;
+        }
+        return (timespec.get(LONG, 0) - timespec.get(LONG, 16)) * 1_000_000_000L
+                + timespec.get(LONG, 8) - timespec.get(LONG, 24);
     }
 
     @Override

@@ -23,6 +23,11 @@ final class PacketBatch {
     final boolean[] truncated;
     final int[] socket;
     /**
+     * Received only: when the datagram arrived, on {@link System#nanoTime()}'s clock: the kernel's receive time
+     * where the socket reports it (SO_TIMESTAMPNS), else when the receive call handed the batch over.
+     */
+    final long[] arrivalNs;
+    /**
      * Transmit only: payload bytes of slot i left in a registered region ({@code Engine.gatherTransmit}); 0 when the
      * slot holds the whole datagram. When not 0 the datagram is slot[0, headerLength) + the payload +
      * slot[headerLength, headerLength + 4) (the CRC), and {@code length} counts all three.
@@ -48,6 +53,7 @@ final class PacketBatch {
         this.segmentSize = new int[capacity];
         this.truncated = new boolean[capacity];
         this.socket = new int[capacity];
+        this.arrivalNs = new long[capacity];
         this.gatherLength = new int[capacity];
         this.headerLength = new int[capacity];
         this.gatherSegment = new MemorySegment[capacity];

@@ -29,6 +29,7 @@ class LinuxUdpTest {
                 out.slots[i].fill((byte) i);
                 idx[i] = i;
             }
+            long before = System.nanoTime();
             assertEquals(20, tx.send(out, idx, 20));
             assertTrue(tx.gsoSends() >= 1, "sent as GSO");
             PacketBatch in = new PacketBatch(arena, 32, 2048);
@@ -41,6 +42,11 @@ class LinuxUdpTest {
                     lengths[got] = in.length[i];
                     assertEquals((byte) got, in.slots[i].get(ValueLayout.JAVA_BYTE, 0), "order and content");
                     assertEquals(2, in.ecn[i], "ECT(0) read back from IP_RECVTOS");
+                    long after = System.nanoTime();
+                    // the kernel's receive time (SO_TIMESTAMPNS), moved onto System.nanoTime's clock
+                    assertTrue(in.arrivalNs[i] - before >= -1_000_000 && in.arrivalNs[i] - after <= 0,
+                            "arrival " + (in.arrivalNs[i] - before) + " ns after the send began, receive at "
+                                    + (after - before));
                     got++;
                 }
             }
