@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,21 +16,13 @@ class ArrivalTimeTest {
 
     /** The srtt of A's path 0 after one WRITE whose ACK arrived 20 us after it was sent and was handled later. */
     private static long srttAfter(long handledNs, long arrivalNs) {
-        EngineConfig cfg = new EngineConfig().mtu(1024).paths(1).planes(1).pacingGain(0);
-        Engine a = new Engine(cfg, new SplittableRandom(1));
-        Engine b = new Engine(cfg, new SplittableRandom(2));
-        ProtectionDomain pa = a.allocPd();
-        ProtectionDomain pb = b.allocPd();
-        CompletionQueue cqa = a.createCq(16);
-        CompletionQueue cqb = b.createCq(16);
-        QueuePair qa = a.createQp(pa, cqa, cqa);
-        QueuePair qb = b.createQp(pb, cqb, cqb);
+        EnginePair pair = new EnginePair(new EngineConfig().mtu(1024).paths(1).planes(1).pacingGain(0));
+        Engine a = pair.a;
+        Engine b = pair.b;
+        QueuePair qa = pair.qa;
+        assertEquals(QueuePair.OK, qa.postWrite(1, pair.src, 0, 512, pair.dst.address(), pair.dst.rkey(),
+                QueuePair.SIGNALED));
         Arena arena = Arena.ofAuto();
-        MemoryRegion src = a.registerMemory(pa, arena.allocate(4096, 64), Access.ALL);
-        MemoryRegion dst = b.registerMemory(pb, arena.allocate(4096, 64), Access.ALL);
-        qa.connect(2, qb.qpn(), 1000, 5000);
-        qb.connect(1, qa.qpn(), 5000, 1000);
-        assertEquals(QueuePair.OK, qa.postWrite(1, src, 0, 512, dst.address(), dst.rkey(), QueuePair.SIGNALED));
         MemorySegment buf = arena.allocate(a.maxDatagramLength(), 64);
         Transmit tx = new Transmit();
         int n = a.pollTransmit(T0, buf, tx);
@@ -41,7 +32,7 @@ class ArrivalTimeTest {
         assertEquals(Opcode.ACK, tx.opcode());
         a.handleDatagram(handledNs, arrivalNs, buf, n, Ecn.ECT0);
         assertEquals(1, a.counters().get(Counter.RX_ACKS));
-        assertTrue(cqa.poll(new WorkCompletion()), "the WRITE completed");
+        assertTrue(pair.cqa.poll(new WorkCompletion()), "the WRITE completed");
         return qa.path(0).srttNs();
     }
 

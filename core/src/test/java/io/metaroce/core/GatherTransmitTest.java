@@ -22,22 +22,12 @@ class GatherTransmitTest {
     /** The datagrams engine A sends for one WRITE, as they would be on the wire, and whether each was gathered. */
     private static List<byte[]> wire(boolean gather, List<Boolean> gathered, Engine[] pair, MemorySegment src,
                                      MemorySegment dst) {
-        EngineConfig cfg = new EngineConfig().mtu(MTU).paths(2).planes(1).pacingGain(0);
-        Engine a = new Engine(cfg, new SplittableRandom(1));
-        Engine b = new Engine(cfg, new SplittableRandom(2));
+        EnginePair ends = new EnginePair(new EngineConfig().mtu(MTU).paths(2).planes(1).pacingGain(0), src, dst);
+        Engine a = ends.a;
         a.gatherTransmit(gather);
-        ProtectionDomain pa = a.allocPd();
-        ProtectionDomain pb = b.allocPd();
-        CompletionQueue cqa = a.createCq(16);
-        CompletionQueue cqb = b.createCq(16);
-        QueuePair qa = a.createQp(pa, cqa, cqa);
-        QueuePair qb = b.createQp(pb, cqb, cqb);
+        assertEquals(QueuePair.OK, ends.qa.postWrite(1, ends.src, 100, LEN, ends.dst.address(), ends.dst.rkey(),
+                QueuePair.SIGNALED));
         Arena arena = Arena.ofAuto();
-        MemoryRegion ms = a.registerMemory(pa, src, Access.ALL);
-        MemoryRegion md = b.registerMemory(pb, dst, Access.ALL);
-        qa.connect(2, qb.qpn(), 1000, 5000);
-        qb.connect(1, qa.qpn(), 5000, 1000);
-        assertEquals(QueuePair.OK, qa.postWrite(1, ms, 100, LEN, md.address(), md.rkey(), QueuePair.SIGNALED));
         MemorySegment out = arena.allocate(a.maxDatagramLength() + 64L, 64);
         Transmit tx = new Transmit();
         List<byte[]> sent = new ArrayList<>();
@@ -58,7 +48,7 @@ class GatherTransmitTest {
             sent.add(d);
         }
         pair[0] = a;
-        pair[1] = b;
+        pair[1] = ends.b;
         return sent;
     }
 

@@ -442,8 +442,9 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
         out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
         out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
-        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
-                o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
+        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, scatter-gather send, ACK bundles %s, source ports %d..%d%n",
+                device.groActive() ? "on" : "off", o.noGso ? "off" : "on", device.config().ackBundle ? "on" : "off",
+                device.basePort(), device.basePort() + device.config().paths - 1);
         out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
         out.printf(Locale.ROOT, " Agent           : %s%n", device.inline() ? "inline (this tool's thread runs the device)"
                 : "own I/O thread");
