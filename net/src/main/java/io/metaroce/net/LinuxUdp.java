@@ -157,7 +157,8 @@ final class LinuxUdp implements UdpSocket {
     private PacketBatch rxFor;
     /** Received datagrams carry the kernel's receive time (SO_TIMESTAMPNS). */
     private boolean stamps;
-    private MemorySegment timespec;
+    private MemorySegment realtime;
+    private MemorySegment monotonic;
 
     LinuxUdp(InetSocketAddress bindTo, int bufferBytes, boolean wantGro, boolean reusePort) throws IOException {
         this(bindTo, bufferBytes, wantGro, reusePort, false);
@@ -362,8 +363,9 @@ final class LinuxUdp implements UdpSocket {
             int r;
             st.sendCalls++;
             try {
-                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, txHdrs.asSlice((long) sentMsgs * MMSG_SIZE),
-                        msgs - sentMsgs, 0);
+                // the whole array on the first call (a slice is an object: only after a partial send)
+                MemorySegment from = sentMsgs == 0 ? txHdrs : txHdrs.asSlice((long) sentMsgs * MMSG_SIZE);
+                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, from, msgs - sentMsgs, 0);
             } catch (Throwable t) {
                 throw new IOException("sendmmsg failed: " + t, t);
             }
@@ -509,20 +511,21 @@ final class LinuxUdp implements UdpSocket {
 
     /** CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns (0 when the clocks cannot be read). */
     private long realtimeMinusMonotonic() {
-        if (timespec == null) {
-            timespec = arena.allocate(32, 8);
+        if (realtime == null) {
+            realtime = arena.allocate(16, 8);
+            monotonic = arena.allocate(16, 8);
         }
         try {
-            int a = (int) NATIVE.clockGettime.invokeExact(CLOCK_REALTIME, timespec);
-            int b = (int) NATIVE.clockGettime.invokeExact(CLOCK_MONOTONIC, timespec.asSlice(16));
+            int a = (int) NATIVE.clockGettime.invokeExact(CLOCK_REALTIME, realtime);
+            int b = (int) NATIVE.clockGettime.invokeExact(CLOCK_MONOTONIC, monotonic);
             if (a != 0 || b != 0) {
                 return 0;
             }
         } catch (Throwable t) {
             return 0;
         }
-        return (timespec.get(LONG, 0) - timespec.get(LONG, 16)) * 1_000_000_000L
-                + timespec.get(LONG, 8) - timespec.get(LONG, 24);
+        return (realtime.get(LONG, 0) - monotonic.get(LONG, 0)) * 1_000_000_000L
+                + realtime.get(LONG, 8) - monotonic.get(LONG, 8);
     }
 
     @Override
