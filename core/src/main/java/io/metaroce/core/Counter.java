@@ -24,6 +24,8 @@ public enum Counter {
     SACK_GAPS,
     /** Packets declared lost by a tail-loss probe's answer (RTO-8). */
     TAIL_LOSSES,
+    /** Tail-loss probes that carried the path's newest unacknowledged segment again (RTO-6). */
+    TAIL_COPIES,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
     RACK_LOSSES,
     /** CE marks reported back to this sender in ACKs. */

@@ -55,10 +55,13 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
     public record QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters) {
     }
 
-    /** One path of a QP. */
+    /**
+     * One path of a QP: {@code txBytes} counts the datagram bytes sent on it (first sends and resends, headers
+     * included), as the engine's {@code TX_BYTES} counts them for the device.
+     */
     public record PathStats(int id, int plane, String state, long srttNs, long cwndBytes, long inflightBytes,
-                            long txPackets, long retransmits, long timeouts, long ecnEchoes, long sackGaps,
-                            long failures) {
+                            long txPackets, long txBytes, long retransmits, long timeouts, long ecnEchoes,
+                            long sackGaps, long failures) {
     }
 
     static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps) {
@@ -69,8 +72,8 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
             for (int i = 0; i < q.pathCount(); i++) {
                 Path p = q.path(i);
                 ps.add(new PathStats(p.id(), p.plane(), p.state().name(), p.srttNs(), p.cwndBytes(),
-                        p.inflightBytes(), p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(),
-                        p.sackGaps(), p.failures()));
+                        p.inflightBytes(), p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(),
+                        p.ecnEchoes(), p.sackGaps(), p.failures()));
             }
             list.add(new QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
         }
@@ -99,12 +102,13 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
         counters.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v)));
         for (QpStats q : qps) {
             b.append(String.format(Locale.ROOT, "QP %d -> %d %s%n", q.qpn(), q.remoteQpn(), q.state()));
-            b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %8s %8s %8s %8s%n", "path",
-                    "plane", "state", "srtt_us", "cwnd", "inflight", "tx_pkts", "retx", "rto", "ecn", "gaps"));
+            b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %12s %8s %8s %8s %8s%n", "path",
+                    "plane", "state", "srtt_us", "cwnd", "inflight", "tx_pkts", "tx_bytes", "retx", "rto", "ecn",
+                    "gaps"));
             for (PathStats p : q.paths()) {
-                b.append(String.format(Locale.ROOT, "  %4d %5d %-8s %9.1f %10d %10d %10d %8d %8d %8d %8d%n",
+                b.append(String.format(Locale.ROOT, "  %4d %5d %-8s %9.1f %10d %10d %10d %12d %8d %8d %8d %8d%n",
                         p.id(), p.plane(), p.state(), p.srttNs() / 1e3, p.cwndBytes(), p.inflightBytes(),
-                        p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps()));
+                        p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps()));
             }
         }
         return b.toString();

@@ -94,8 +94,9 @@ public final class FabricConfig {
     public String ecnMarkAt = ENQUEUE;
     /**
      * Failure detection delay (ps): this long after a switch-to-switch cable goes down (or back up) the switches
-     * at its ends withdraw it from (or return it to) their ECMP groups; -1 (default): never, so a dead uplink keeps
-     * its share of flows.
+     * at its ends withdraw it from (or return it to) their ECMP groups, and every other switch stops (or resumes)
+     * hashing the destinations it cut off towards switches that no longer reach them ({@link RouteWithdrawal});
+     * -1 (default): never, so a dead uplink keeps its share of flows.
      */
     public long linkFailureDetectPs = -1;
     /**

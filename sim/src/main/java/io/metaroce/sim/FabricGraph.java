@@ -23,6 +23,7 @@ abstract class FabricGraph implements Fabric {
     private final List<SwitchPort> switchPorts = new ArrayList<>();
     private final List<Switch> allSwitches = new ArrayList<>();
     private final List<List<Link>> linksByPlane = new ArrayList<>();
+    private RouteWithdrawal routes; // made at the first detected failure
 
     FabricGraph(FabricConfig cfg, EventLoop loop, PacketPool pool, SplittableRandom rng) {
         this.cfg = cfg.validate();
@@ -103,8 +104,8 @@ abstract class FabricGraph implements Fabric {
         ab.connect(b, bi);
         ba.connect(a, ai);
         if (cfg.linkFailureDetectPs >= 0) {
-            new LinkMonitor(loop, a, ai, ab, ba, cfg.linkFailureDetectPs);
-            new LinkMonitor(loop, b, bi, ba, ab, cfg.linkFailureDetectPs);
+            new LinkMonitor(loop, a, ai, ab, ba, cfg.linkFailureDetectPs, this::routesChanged);
+            new LinkMonitor(loop, b, bi, ba, ab, cfg.linkFailureDetectPs, this::routesChanged);
         }
         return ab;
     }
@@ -134,6 +135,14 @@ abstract class FabricGraph implements Fabric {
             long xon = cfg.pfcXonBytes > 0 ? Math.min(cfg.pfcXonBytes, xoff) : xoff / 2;
             s.enablePfc(xoff, xon);
         }
+    }
+
+    /** A switch withdrew a port or let one rejoin: every switch updates its groups per destination. */
+    private void routesChanged() {
+        if (routes == null) {
+            routes = new RouteWithdrawal(this);
+        }
+        routes.changed();
     }
 
     @Override

@@ -55,8 +55,8 @@ public final class AgentStats {
             for (int i = 0; i < q.pathCount(); i++) {
                 Path p = q.path(i);
                 ps.add(new DeviceStats.PathStats(p.id(), p.plane(), p.state().name(), p.srttNs(), p.cwndBytes(),
-                        p.inflightBytes(), p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps(),
-                        p.failures()));
+                        p.inflightBytes(), p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(), p.ecnEchoes(),
+                        p.sackGaps(), p.failures()));
             }
             qps.add(new DeviceStats.QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
         }

@@ -70,6 +70,7 @@ final class StatsJson {
                         .append(", \"cwnd_bytes\": ").append(p.cwndBytes())
                         .append(", \"inflight_bytes\": ").append(p.inflightBytes())
                         .append(", \"tx_packets\": ").append(p.txPackets())
+                        .append(", \"tx_bytes\": ").append(p.txBytes())
                         .append(", \"retransmits\": ").append(p.retransmits())
                         .append(", \"timeouts\": ").append(p.timeouts())
                         .append(", \"ecn_echoes\": ").append(p.ecnEchoes())
@@ -111,7 +112,7 @@ final class StatsJson {
                 Map<?, ?> p = map(po, "paths[]");
                 paths.add(new DeviceStats.PathStats((int) num(p, "id"), (int) num(p, "plane"), str(p, "state"),
                         num(p, "srtt_ns"), num(p, "cwnd_bytes"), num(p, "inflight_bytes"), num(p, "tx_packets"),
-                        num(p, "retransmits"), num(p, "timeouts"), num(p, "ecn_echoes"), num(p, "sack_gaps"),
+                        optionalNum(p, "tx_bytes"), num(p, "retransmits"), num(p, "timeouts"), num(p, "ecn_echoes"), num(p, "sack_gaps"),
                         num(p, "failures")));
             }
             qps.add(new DeviceStats.QpStats((int) num(q, "qpn"), str(q, "state"), (int) num(q, "remote_qpn"), paths,
@@ -168,6 +169,11 @@ final class StatsJson {
             return l;
         }
         throw new IllegalArgumentException("statistics JSON: " + key + " is not a list");
+    }
+
+    /** A count written by newer versions only (a stats file from an older one reads as 0). */
+    private static long optionalNum(Map<?, ?> m, String key) {
+        return m.containsKey(key) ? num(m, key) : 0;
     }
 
     private static long num(Map<?, ?> m, String key) {

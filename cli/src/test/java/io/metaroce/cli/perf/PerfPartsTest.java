@@ -114,8 +114,8 @@ class PerfPartsTest {
         c.put(Counter.RETRANSMITS, 3L);
         Map<Counter, Long> qc = new EnumMap<>(Counter.class);
         qc.put(Counter.COMPLETIONS, 9L);
-        DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 1, 0, 2, 0, 0);
-        DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 2, 2, 0, 1, 1);
+        DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 204_800, 1, 0, 2, 0, 0);
+        DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 204_800, 2, 2, 0, 1, 1);
         DeviceStats.QpStats q = new DeviceStats.QpStats(0x1234, "RTS", 0x4321, List.of(p0, p1), qc);
         return new DeviceStats("ffm (\"quoted\")", c, 10, 20, 0, 1, 4, 999, List.of(q));
     }

@@ -62,8 +62,19 @@ public final class ExperimentFile {
     public record Criterion(String metric, String require, Map<String, Object> when) {
     }
 
-    /** How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series}. */
-    public record PlotSpec(String x, List<String> y, String series, boolean logX) {
+    /**
+     * How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series} (and of
+     * the other axes); {@code panels}: an axis whose values get a chart each, side by side (null: one column);
+     * {@code separate}: one chart per y metric, each with its own y axis, one under the other; {@code bars}: a
+     * bar chart per y metric with the values of {@code x} as categories (for an axis of names, such as a workload
+     * kind), bars grouped by series.
+     */
+    public record PlotSpec(String x, List<String> y, String series, boolean logX, String panels, boolean separate,
+                           boolean bars) {
+        /** A plain line chart: {@code y} against {@code x}, one line per {@code series} value. */
+        public PlotSpec(String x, List<String> y, String series, boolean logX) {
+            this(x, y, series, logX, null, false, false);
+        }
     }
 
     private final String name;
@@ -127,9 +138,17 @@ public final class ExperimentFile {
             } else {
                 ys.add(String.valueOf(y));
             }
+            for (String key : p.keySet()) {
+                if (!Set.of("x", "y", "series", "logX", "panels", "separate", "bars").contains(key)) {
+                    throw new IllegalArgumentException("plot." + key + " is not a plot setting (x, y, series, logX, "
+                            + "panels, separate, bars)");
+                }
+            }
             plot = new PlotSpec(String.valueOf(required(p, "x", "plot")), ys,
                     p.containsKey("series") ? String.valueOf(p.get("series")) : null,
-                    Boolean.TRUE.equals(p.get("logX")));
+                    Boolean.TRUE.equals(p.get("logX")), p.containsKey("panels") ? String.valueOf(p.get("panels")) : null,
+                    Boolean.TRUE.equals(p.get("separate")) || Boolean.TRUE.equals(p.get("bars")),
+                    Boolean.TRUE.equals(p.get("bars")));
         }
         scaled = new LinkedHashMap<>(tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of());
         Object ssw = scaled.remove("sweep");

@@ -113,7 +113,7 @@ public final class ExperimentRunner {
         return String.join(",", parts);
     }
 
-    private static String shortKey(String k) {
+    static String shortKey(String k) {
         int dot = k.lastIndexOf('.');
         return dot < 0 ? k : k.substring(dot + 1);
     }
@@ -175,7 +175,7 @@ public final class ExperimentRunner {
     }
 
     /** A key's value at a point: the spec's converted field value ("10%" is 0.1), else the raw axis value. */
-    private static Object value(PointOutcome o, String key) {
+    static Object value(PointOutcome o, String key) {
         try {
             return SpecFields.get(o.spec(), key);
         } catch (SpecFields.SpecException e) {
@@ -295,57 +295,9 @@ public final class ExperimentRunner {
             rows.add(row);
         }
         Plots.table(header, rows, summary.out().resolve("sweep.csv"));
-        ExperimentFile.PlotSpec p = file.plot();
-        if (p == null || summary.points().size() < 2) {
-            return;
+        if (file.plot() != null && summary.points().size() >= 2) {
+            SweepPlot.write(file, summary.points(), summary.out().resolve("sweep.png"));
         }
-        // one line per (series value, y metric), x from the axis
-        Map<String, List<double[]>> lines = new LinkedHashMap<>();
-        for (PointOutcome o : summary.points()) {
-            Object xv = value(o, p.x());
-            if (!(xv instanceof Number) && !(xv instanceof String)) {
-                continue;
-            }
-            double x;
-            try {
-                x = SpecFields.quantity(p.x(), xv);
-            } catch (IllegalArgumentException e) {
-                continue;
-            }
-            for (String y : p.y()) {
-                // one line per combination of the other axes (the plot's series axis first)
-                List<String> parts = new ArrayList<>();
-                if (p.series() != null) {
-                    parts.add(shortKey(p.series()) + "=" + o.point().getOrDefault(p.series(), value(o, p.series())));
-                }
-                for (String axis : file.sweep().keySet()) {
-                    if (!axis.equals(p.x()) && !axis.equals(p.series())) {
-                        parts.add(shortKey(axis) + "=" + o.point().get(axis));
-                    }
-                }
-                if (p.y().size() > 1 || parts.isEmpty()) {
-                    parts.add(y);
-                }
-                String name = String.join(" ", parts);
-                Object yv = o.result().metrics.get(y);
-                double yd = yv instanceof Number n ? n.doubleValue() : Double.NaN;
-                lines.computeIfAbsent(name.trim(), k -> new ArrayList<>()).add(new double[] {x, yd});
-            }
-        }
-        Set<Double> xs = new java.util.TreeSet<>();
-        lines.values().forEach(l -> l.forEach(pt -> xs.add(pt[0])));
-        double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
-        List<String> cols = new ArrayList<>(lines.keySet());
-        double[][] y = new double[cols.size()][x.length];
-        for (int c = 0; c < cols.size(); c++) {
-            java.util.Arrays.fill(y[c], Double.NaN);
-            for (double[] pt : lines.get(cols.get(c))) {
-                y[c][java.util.Arrays.binarySearch(x, pt[0])] = pt[1];
-            }
-        }
-        Series s = new Series("sweep", file.name() + ": " + String.join(", ", p.y()) + " vs " + shortKey(p.x()),
-                p.x(), String.join(", ", p.y()), cols, x, y);
-        Plots.png(s, summary.out().resolve("sweep.png"), true, p.logX());
     }
 
     /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */
