@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Recomputes the AUTH vectors of docs/spec/10-auth.md with Python's `cryptography` package (an AES-GCM and HKDF
-independent of the JDK's) and checks them against the page: the keys of TV-18, and for TV-19..TV-21 the tag over
+independent of the JDK's) and checks them against the page: the keys of TV-19, and for TV-20..TV-22 the tag over
 the stated bytes (decrypting an encrypted payload) and the CRC32C trailer. Exit 0 when every vector agrees.
 
     python3 tools/auth-vectors.py [docs/spec/10-auth.md]
@@ -37,7 +37,7 @@ def main():
         keys[name] = HKDF(algorithm=hashes.SHA256(), length=16, salt=context, info=info).derive(psk)
         shown = next(v for k, v in values.items() if k.startswith(name))
         assert keys[name].hex() == shown, f"{name}: computed {keys[name].hex()}, page shows {shown}"
-        print(f"TV-18 {name} = {shown}: agrees")
+        print(f"TV-19 {name} = {shown}: agrees")
     failures = 0
     for number, body in re.findall(r"### TV-(\d+) .*?\n(.*?)(?=### TV-|\Z)", section, re.S):
         dump = re.search(r"```text\n(.*?)```", body, re.S)

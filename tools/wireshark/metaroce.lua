@@ -31,20 +31,20 @@ local metaroce = Proto("metaroce", "MetaRoCE-J")
 
 local OP = {
     WRITE = 0x01, WRITE_IMM = 0x02, SEND = 0x03, SEND_IMM = 0x04, READ_REQ = 0x05, READ_RESP = 0x06,
-    ACK = 0x10, NAK = 0x11, PROBE = 0x20, PROBE_REPLY = 0x21,
+    ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
     CM_REQ = 0x30, CM_REP = 0x31, CM_RTU = 0x32, CM_DREQ = 0x33, CM_REJ = 0x34,
 }
 
 local opcode_names = {
     [0x01] = "WRITE", [0x02] = "WRITE_IMM", [0x03] = "SEND", [0x04] = "SEND_IMM", [0x05] = "READ_REQ",
-    [0x06] = "READ_RESP", [0x10] = "ACK", [0x11] = "NAK", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
+    [0x06] = "READ_RESP", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
     [0x30] = "CM_REQ", [0x31] = "CM_REP", [0x32] = "CM_RTU", [0x33] = "CM_DREQ", [0x34] = "CM_REJ",
 }
 
 -- extension header length per opcode (CM: the fixed part; the plane entries are counted as payload)
 local ext_len = {
     [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32,
-    [0x10] = 56, [0x11] = 16, [0x20] = 16, [0x21] = 16,
+    [0x10] = 56, [0x11] = 16, [0x12] = 8, [0x20] = 16, [0x21] = 16,
     [0x30] = 32, [0x31] = 32, [0x32] = 32, [0x33] = 32, [0x34] = 32,
 }
 
@@ -127,6 +127,9 @@ F.ack_sacked   = ProtoField.string("metaroce.ack.sacked", "SACKed (relative to c
 F.ack_sacked_abs = ProtoField.string("metaroce.ack.sacked_psns", "SACKed PSNs")
 F.ack_sack_cnt = ProtoField.uint16("metaroce.ack.sacked_count", "SACKed PSN count", base.DEC)
 F.ack_sack_psn = ProtoField.uint32("metaroce.ack.sacked_psn", "SACKed PSN", base.DEC_HEX)
+-- ACK_BUNDLE (ACK-11): grant and rx MSN as the ACK's; each entry reuses the ACK's per-path fields
+F.ackb_entries = ProtoField.uint16("metaroce.ack.entries", "Bundle entries", base.DEC)
+F.ackb_path    = ProtoField.uint16("metaroce.ack.entry_path", "Acknowledged path id", base.DEC)
 -- NAK
 F.nak_code     = ProtoField.uint8("metaroce.nak.code", "NAK code", base.DEC, nak_code_names)
 F.nak_rsvd     = ProtoField.uint24("metaroce.nak.reserved", "Reserved", base.HEX)
@@ -347,6 +350,26 @@ local function dissect_read_req(tvb, tree, off)
         hex32(tvb(off + 8, 4):uint()))
 end
 
+-- the four SACK words at sack_off and what they say, relative to cum; returns the relative ranges
+local function add_sack(tvb, t, sack_off, cum)
+    for w = 0, 3 do
+        t:add(F.ack_sack[w + 1], tvb(sack_off + 8 * w, 8))
+    end
+    local offsets = sack_offsets(tvb, sack_off)
+    local rel = ranges(offsets, function(k) return "cum+" .. k end)
+    local abs = ranges(offsets, function(k) return hex32(cum + k) end)
+    local sr = tvb(sack_off, 32)
+    local s = t:add(F.ack_sacked, sr, rel == "" and "none" or rel)
+    s:set_generated()
+    local a = s:add(F.ack_sacked_abs, sr, abs == "" and "none" or abs)
+    a:set_generated()
+    s:add(F.ack_sack_cnt, sr, #offsets):set_generated()
+    for _, k in ipairs(offsets) do
+        s:add(F.ack_sack_psn, sr, u32(cum + k)):set_generated()
+    end
+    return rel
+end
+
 local function dissect_ack(tvb, tree, off)
     local t = tree:add(tvb(off, 56), "ACK header")
     local cum = tvb(off, 4):uint()
@@ -357,26 +380,47 @@ local function dissect_ack(tvb, tree, off)
     t:add(F.ack_echo, tvb(off + 8, 8))
     t:add(F.ack_grant, tvb(off + 16, 4))
     t:add(F.ack_rxmsn, tvb(off + 20, 4))
-    for w = 0, 3 do
-        t:add(F.ack_sack[w + 1], tvb(off + 24 + 8 * w, 8))
-    end
-    local offsets = sack_offsets(tvb, off + 24)
-    local rel = ranges(offsets, function(k) return "cum+" .. k end)
-    local abs = ranges(offsets, function(k) return hex32(cum + k) end)
-    local sr = tvb(off + 24, 32)
-    local s = t:add(F.ack_sacked, sr, rel == "" and "none" or rel)
-    s:set_generated()
-    local a = s:add(F.ack_sacked_abs, sr, abs == "" and "none" or abs)
-    a:set_generated()
-    s:add(F.ack_sack_cnt, sr, #offsets):set_generated()
-    for _, k in ipairs(offsets) do
-        s:add(F.ack_sack_psn, sr, u32(cum + k)):set_generated()
-    end
+    local rel = add_sack(tvb, t, off + 24, cum)
     local info = string.format(" cum=%d ce=%d", cum, tvb(off + 4, 2):uint())
-    if #offsets > 0 then info = info .. " sack=[" .. rel .. "]" end
+    if rel ~= "" then info = info .. " sack=[" .. rel .. "]" end
     local grant = tvb(off + 16, 4):uint()
     if grant ~= 0 then info = info .. " grant=" .. grant end
     return info .. string.format(" rxmsn=%d", tvb(off + 20, 4):uint())
+end
+
+-- ACK_BUNDLE: 8-byte extension (grant, rx MSN), then plen / 48 entries of 48 bytes (docs/spec/01-wire.md)
+local function dissect_ack_bundle(tvb, tree, off, plen)
+    local n = math.floor(plen / 48)
+    local t = tree:add(tvb(off, 8), "ACK bundle header")
+    t:add(F.ack_grant, tvb(off, 4))
+    t:add(F.ack_rxmsn, tvb(off + 4, 4))
+    local c = t:add(F.ackb_entries, tvb(off, 8), n)
+    c:set_generated()
+    if plen == 0 or plen % 48 ~= 0 then
+        c:add_proto_expert_info(E.bad_length, "Payload length is not a positive multiple of 48 (ACK-11)")
+    end
+    local info = string.format(" entries=%d", n)
+    for i = 0, n - 1 do
+        local e = off + 8 + 48 * i
+        if not need(tvb, e, 48) then
+            info = info .. " [snapped]"
+            break
+        end
+        local path = tvb(e, 2):uint()
+        local cum = tvb(e + 4, 4):uint()
+        local et = tree:add(tvb(e, 48), string.format("Entry %d: path %d", i, path))
+        et:add(F.ackb_path, tvb(e, 2))
+        et:add(F.ack_ce, tvb(e + 2, 2))
+        et:add(F.ack_cum, tvb(e + 4, 4))
+        et:add(F.ack_echo, tvb(e + 8, 8))
+        local rel = add_sack(tvb, et, e + 16, cum)
+        info = info .. string.format(" [path=%d cum=%d ce=%d", path, cum, tvb(e + 2, 2):uint())
+        if rel ~= "" then info = info .. " sack=[" .. rel .. "]" end
+        info = info .. "]"
+    end
+    local grant = tvb(off, 4):uint()
+    if grant ~= 0 then info = info .. " grant=" .. grant end
+    return info .. string.format(" rxmsn=%d", tvb(off + 4, 4):uint())
 end
 
 local function dissect_nak(tvb, tree, off)
@@ -555,6 +599,8 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. string.format(" psn=%d", psn) .. dissect_read_req(tvb, root, off)
         elseif op == OP.ACK then
             info = info .. dissect_ack(tvb, root, off)
+        elseif op == OP.ACK_BUNDLE then
+            info = info .. dissect_ack_bundle(tvb, root, off, plen)
         elseif op == OP.NAK then
             info = info .. dissect_nak(tvb, root, off)
         elseif op == OP.PROBE or op == OP.PROBE_REPLY then
@@ -562,7 +608,7 @@ function metaroce.dissector(tvb, pinfo, tree)
         elseif is_cm(op) then
             info = info .. dissect_cm(tvb, root, off, op, plen)
         end
-        if not is_cm(op) and plen > 0 then
+        if not is_cm(op) and op ~= OP.ACK_BUNDLE and plen > 0 then
             local avail = math.min(len - CRC_LEN - auth_len, tvb:captured_len()) - (off + x)
             if avail > 0 then
                 local n = math.min(plen, avail)

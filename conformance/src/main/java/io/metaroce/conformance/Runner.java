@@ -8,6 +8,7 @@ import io.metaroce.conformance.script.Step;
 import io.metaroce.conformance.script.Values;
 import io.metaroce.conformance.target.Target;
 import io.metaroce.conformance.target.TesterConstants;
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.CmMessage;
@@ -430,6 +431,10 @@ public final class Runner {
                 ctx.reqCid = cm.connectionId();
                 ctx.reqIpsn = cm.initialPsn();
             }
+        } else if (op == Opcode.ACK_BUNDLE) {
+            // ACK-11: one entry per set bit of "epaths" (default: just "path"), payload length 48 each
+            long epaths = ctx.num(st, "epaths", 1L << path);
+            payload = new byte[(int) ctx.num(st, "plen", Long.bitCount(epaths) * AckBundleHeader.ENTRY_LENGTH)];
         } else if (st.arg("plen") != null) {
             payload = new byte[(int) ctx.num(st, "plen", 0)];
         }
@@ -494,6 +499,20 @@ public final class Runner {
                 }
                 for (int i = 0; i < 4; i++) {
                     a.sackWord(i, w[i]);
+                }
+            }
+        } else if (op == Opcode.ACK_BUNDLE) {
+            // each entry acknowledges everything the IUT sent on its path (or "cum"), echoing its latest timestamp
+            AckBundleHeader a = new AckBundleHeader().wrap(seg, x).grantMbps((int) ctx.num(st, "grant", 0))
+                    .rxMsn((int) ctx.num(st, "rxmsn", 0));
+            long epaths = ctx.num(st, "epaths", 1L << path);
+            int e = 0;
+            for (int p = 0; p < 64 && (e + 1) * AckBundleHeader.ENTRY_LENGTH <= payload.length; p++) {
+                if ((epaths >>> p & 1) != 0) {
+                    a.pathId(e, p).ceCount(e, (int) ctx.num(st, "ce", 0))
+                            .cumPsn(e, (int) ib + (int) ctx.num(st, "cum", ctx.iutHigh.getOrDefault(p, -1)))
+                            .echoTimestampNs(e, ctx.num(st, "echo", ctx.iutTs.getOrDefault(p, 0L)));
+                    e++;
                 }
             }
         } else if (op == Opcode.NAK) {
@@ -659,7 +678,7 @@ public final class Runner {
         for (Map.Entry<String, Long> e : x.v.fields().entrySet()) {
             m.put(e.getKey(), PacketView.render(e.getKey(), e.getValue()));
         }
-        if (x.v.opcode() == Opcode.ACK) {
+        if (x.v.opcode() == Opcode.ACK || x.v.opcode() == Opcode.ACK_BUNDLE) {
             m.put("sack", x.v.sackBits().isEmpty() ? "none" : x.v.sackBits().toString().replace(" ", ""));
         }
         if (x.v.payload().length > 0) {
@@ -695,9 +714,10 @@ public final class Runner {
                         }
                     }
                 }
-                shown = x.v.opcode() != Opcode.ACK ? "(not an ACK)"
+                boolean ack = x.v.opcode() == Opcode.ACK || x.v.opcode() == Opcode.ACK_BUNDLE;
+                shown = !ack ? "(not an ACK)"
                         : x.v.sackBits().isEmpty() ? "none" : x.v.sackBits().toString().replace(" ", "");
-                ok = x.v.opcode() == Opcode.ACK && want.equals(x.v.sackBits());
+                ok = ack && want.equals(x.v.sackBits());
             } else {
                 Long actual = switch (k) {
                     case "t" -> x.c.timeNs();

@@ -7,6 +7,13 @@ package io.metaroce.core;
 public enum Counter {
     TX_PACKETS, TX_BYTES, TX_DATA_PACKETS, TX_PAYLOAD_BYTES, TX_ACKS, TX_NAKS, TX_PROBES, TX_PROBE_REPLIES,
     RX_PACKETS, RX_BYTES, RX_DATA_PACKETS, RX_PAYLOAD_BYTES, RX_ACKS, RX_NAKS, RX_PROBES, RX_PROBE_REPLIES,
+    /**
+     * Datagrams that carried acknowledgements: plain ACKs and ACK bundles (ACK-11). {@link #TX_ACKS} counts the
+     * per-path acknowledgements they carried.
+     */
+    TX_ACK_DATAGRAMS,
+    /** ACK bundles received (each entry is also counted in {@link #RX_ACKS}). */
+    RX_ACK_BUNDLES,
     /** Packets sent again after loss detection, RTO, RNR or BUSY. */
     RETRANSMITS,
     /** Per-path retransmission timer expiries. */

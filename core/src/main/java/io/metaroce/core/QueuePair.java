@@ -307,6 +307,7 @@ public final class QueuePair {
         int op = base.opcode();
         switch (op) {
             case Opcode.ACK -> recovery.onAck(nowNs, p, seg);
+            case Opcode.ACK_BUNDLE -> engine.ackBundles.read(nowNs, c, seg, recovery);
             case Opcode.NAK -> recovery.onNak(nowNs, p, seg);
             case Opcode.PROBE -> prober.onProbe(p, seg);
             case Opcode.PROBE_REPLY -> prober.onProbeReply(nowNs, p, seg);

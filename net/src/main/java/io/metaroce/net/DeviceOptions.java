@@ -62,14 +62,15 @@ public final class DeviceOptions {
 
     /**
      * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
-     * of a few milliseconds are not taken for loss or failure. No device rate is set here: a device opened with
+     * of a few milliseconds are not taken for loss or failure, and ACK bundles (ACK-11: one ACK datagram per QP
+     * and receive batch instead of one per path, since every datagram is a kernel crossing). No device rate is set here: a device opened with
      * {@link #rateFromLink} (the default) paces at its links' line rate where the kernel reports one, and
      * otherwise leaves the rates off ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
-                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64);
+                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true);
     }
 
     /** One local address per plane, in plane order. */

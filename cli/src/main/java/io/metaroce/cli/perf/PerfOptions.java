@@ -95,6 +95,10 @@ public final class PerfOptions {
     @Option(names = "--encrypt", description = "With --auth-key: encrypt payloads too (when both sides ask for it).")
     boolean encrypt;
 
+    @Option(names = "--no-ack-bundle", description = "Send each path's ACK as its own datagram instead of one ACK "
+            + "bundle per QP and receive batch (ACK-11; bundles are on by default).")
+    boolean noAckBundle;
+
     @Option(names = "--tx-rate-gbps", paramLabel = "GBPS",
             description = "The device's transmit pacing rate in Gb/s; 0 = off (default: the links' line rate where "
                     + "the kernel reports one, else off).")
@@ -345,6 +349,9 @@ public final class PerfOptions {
         }
         if (pacingBurst != null) {
             c.pacingBurstBytes(pacingBurst);
+        }
+        if (noAckBundle) {
+            c.ackBundle(false);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));

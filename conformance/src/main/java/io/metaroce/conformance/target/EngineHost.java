@@ -190,6 +190,8 @@ public final class EngineHost {
                 f.setLong(cfg, Long.parseLong(value));
             } else if (f.getType() == double.class) {
                 f.setDouble(cfg, Double.parseDouble(value));
+            } else if (f.getType() == boolean.class && (value.equals("true") || value.equals("false"))) {
+                f.setBoolean(cfg, Boolean.parseBoolean(value));
             } else {
                 throw new IllegalArgumentException("knob '" + knob + "' cannot be set by a case");
             }

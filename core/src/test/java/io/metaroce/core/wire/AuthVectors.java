@@ -80,7 +80,7 @@ public final class AuthVectors {
     static String markdown() {
         StringBuilder sb = new StringBuilder(BEGIN_MARKER).append("\n\n");
         byte[] prk = io.metaroce.core.auth.Hkdf.extract(context(), psk());
-        sb.append("### TV-18 the connection's keys (AUTH-3)\n\n| value | bytes |\n|---|---|\n");
+        sb.append("### TV-19 the connection's keys (AUTH-3)\n\n| value | bytes |\n|---|---|\n");
         sb.append("| PSK | `").append(HEX.formatHex(psk())).append("` |\n");
         sb.append("| context (salt) | `").append(HEX.formatHex(context())).append("` |\n");
         sb.append("| PRK | `").append(HEX.formatHex(prk)).append("` |\n");

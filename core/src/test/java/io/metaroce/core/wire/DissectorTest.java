@@ -64,7 +64,7 @@ class DissectorTest {
             "metaroce.va", "metaroce.rsn", "metaroce.imm", "metaroce.read.length", "metaroce.read.sink_va",
             "metaroce.ack.cum_psn", "metaroce.ack.ce_count", "metaroce.ack.echo_ts", "metaroce.ack.grant",
             "metaroce.ack.rx_msn", "metaroce.ack.sack0", "metaroce.ack.sack3", "metaroce.ack.sacked",
-            "metaroce.ack.sacked_psn", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
+            "metaroce.ack.sacked_psn", "metaroce.ack.entries", "metaroce.ack.entry_path", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
             "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
@@ -214,6 +214,15 @@ class DissectorTest {
                 assertEquals("cum+2..cum+4, cum+256", row.get("metaroce.ack.sacked"), label);
                 assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 2, ipsnA + 3, ipsnA + 4, ipsnA + 256),
                         label);
+            }
+            case ACK_BUNDLE -> {
+                assertNum(row, "metaroce.ack.entries", 2, label);
+                assertNums(row, "metaroce.ack.entry_path", List.of(2L, 5L), label);
+                assertNums(row, "metaroce.ack.cum_psn", List.of(ipsnA + 0x40, ipsnA + 0x30), label);
+                assertNums(row, "metaroce.ack.ce_count", List.of(0L, 1L), label);
+                assertNum(row, "metaroce.ack.grant", 50_000, label);
+                assertNum(row, "metaroce.ack.rx_msn", 3, label);
+                assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 0x42), label);
             }
             case NAK -> {
                 assertNum(row, "metaroce.msn", 5, label);
