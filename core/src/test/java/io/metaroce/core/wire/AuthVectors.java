@@ -45,9 +45,9 @@ public final class AuthVectors {
 
     /** One sealed vector: its number, the version 1 vector it seals, who sends it, and whether it encrypts. */
     enum Sealed {
-        WRITE(19, GoldenVectors.Vector.WRITE, true, false, "TV-1 sealed by A (authenticated, payload in clear)"),
-        WRITE_IMM(20, GoldenVectors.Vector.WRITE_IMM, true, true, "TV-2 sealed by A with its payload encrypted"),
-        ACK(21, GoldenVectors.Vector.ACK, false, false, "TV-7 sealed by B (an ACK of an authenticated connection)");
+        WRITE(20, GoldenVectors.Vector.WRITE, true, false, "TV-1 sealed by A (authenticated, payload in clear)"),
+        WRITE_IMM(21, GoldenVectors.Vector.WRITE_IMM, true, true, "TV-2 sealed by A with its payload encrypted"),
+        ACK(22, GoldenVectors.Vector.ACK, false, false, "TV-7 sealed by B (an ACK of an authenticated connection)");
 
         final int number;
         final GoldenVectors.Vector plain;
