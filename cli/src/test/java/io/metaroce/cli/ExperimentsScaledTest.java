@@ -86,10 +86,10 @@ class ExperimentsScaledTest {
     }
 
     @Test
-    @Disabled("e5-collectives scaled fails (measured 2026-12-01 on main 8e9624d, RTO-6): busbw_vs_lossless of "
-            + "alltoall (64 MiB, 16 hosts) >= 0.86 at 1% end-to-end loss got 0.837, >= 0.75 at 1% per-link got 0.676 "
-            + "(tail recovery p50/p99 81/274 us at 1% end to end for an 8 us base RTT); 0.600 at 10% passes; "
-            + "allreduce passes (0.919, 0.594 at 10%, 0.862 per-link); 0 error completions")
+    @Disabled("e5-collectives scaled fails one check (measured 2026-12-01 on main 7440f0e: RTO-6 tail copies, "
+            + "PATH-16): busbw_vs_lossless of alltoall (64 MiB, 16 hosts) >= 0.75 at 1% per link (3.57% end to end) "
+            + "got 0.725 (0.676 before PATH-16); every other check passes: alltoall 0.874 at 1% and 0.568 at 10% end "
+            + "to end; allreduce 0.926, 0.639 and 0.882 per link; 0 error completions")
     void e5CollectivesScaledRunPasses(@TempDir Path out) throws IOException {
         check("e5-collectives.yaml", out);
     }
