@@ -3,6 +3,4 @@ module io.metaroce.core {
     exports io.metaroce.core;
     exports io.metaroce.core.wire;
     exports io.metaroce.core.unit;
-    exports io.metaroce.core.testkit;
-    exports io.metaroce.core.testkit.stress;
 }
