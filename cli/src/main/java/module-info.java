@@ -7,6 +7,7 @@ module io.metaroce.cli {
     requires io.metaroce.sim;
     requires io.metaroce.conformance;
     requires info.picocli;
+    requires info.picocli.codegen;
     requires com.fasterxml.jackson.jr.ob;
     requires HdrHistogram;
     requires io.prometheus.metrics.core;
