@@ -64,6 +64,7 @@ final class LossRecovery {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
             p.lastProgressNs = nowNs;
             p.backoff = 0;
+            c.silentTimeouts = 0;
             p.consecutiveTimeouts = 0;
             p.tlpSent = false;
             p.rackStreak = 0;
@@ -268,6 +269,7 @@ final class LossRecovery {
         }
         c.advanceFloor(p, nowNs);
         p.backoff++;
+        c.silentTimeouts++;
         p.lastProgressNs = nowNs;
         p.cc().onTimeout(nowNs, first);
         boolean congested = p.lastCeNs != Long.MIN_VALUE

@@ -237,6 +237,7 @@ public final class Path {
         inflightPackets++;
         shared.inflightBytes += bytes;
         shared.inflightPackets++;
+        peer.sent(1);
     }
 
     /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
@@ -245,7 +246,7 @@ public final class Path {
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
-        peer.released();
+        peer.released(1);
     }
 
     /** Nothing of this QP is in flight on the path any more (error, reset). */
@@ -253,7 +254,7 @@ public final class Path {
         if (shared != null && inflightPackets > 0) {
             shared.inflightBytes -= inflightBytes;
             shared.inflightPackets -= inflightPackets;
-            peer.released();
+            peer.released(inflightPackets);
         }
         inflightBytes = 0;
         inflightPackets = 0;
@@ -277,9 +278,19 @@ public final class Path {
         return 2 * srttNs + ackDelayNs;
     }
 
-    long currentRtoNs(long maxRtoNs) {
-        long r = rtoNs << Math.min(backoff, 20);
+    /**
+     * RTO-2/RTO-3/RTO-9: the timeout now: the larger of this QP's estimate and its route's (PATH-15), doubled per
+     * backoff (this path's, or the QP's {@code silentTimeouts} if larger), at most {@code maxRtoNs}.
+     */
+    long currentRtoNs(long maxRtoNs, int silentTimeouts) {
+        long r = baseRtoNs(maxRtoNs) << Math.min(Math.max(backoff, silentTimeouts), 20);
         return r < 0 || r > maxRtoNs ? maxRtoNs : r;
+    }
+
+    /** RTO-2: the larger of this QP's estimate and the route's, at most {@code maxRtoNs}. */
+    private long baseRtoNs(long maxRtoNs) {
+        long route = shared == null ? 0 : Math.min(maxRtoNs, shared.rtoEstimateNs());
+        return Math.max(rtoNs, route);
     }
 
     void onRttSample(long sampleNs, long minRtoNs, long maxRtoNs) {
@@ -312,7 +323,8 @@ public final class Path {
     public long inflightBytes() { return inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return srttNs; }
-    public long rtoNs() { return rtoNs; }
+    /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
+    public long rtoNs() { return baseRtoNs(Long.MAX_VALUE); }
     public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }

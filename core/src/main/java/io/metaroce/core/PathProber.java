@@ -112,7 +112,7 @@ final class PathProber {
             return; // a reply to a tail-loss probe: nothing to do
         }
         if (probe.probeId() != p.probeId) {
-            c.count(Counter.DROP_MALFORMED); // PATH-10: a stale or duplicate reply
+            c.count(Counter.DROP_STALE_PROBE_REPLY); // PATH-10: a stale or duplicate reply
             return;
         }
         p.probeId++; // each probe is answered once

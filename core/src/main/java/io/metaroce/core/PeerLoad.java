@@ -1,6 +1,6 @@
 package io.metaroce.core;
 
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 
 /**
  * PATH-15: an engine's routes to one peer ({@link SharedPath}, one per path id), shared by every QP to that peer,
@@ -9,8 +9,13 @@ import java.util.ArrayList;
 final class PeerLoad {
     private final Engine engine;
     private final SharedPath[] paths;
-    /** QPs whose data waits for room in a shared window: woken when any packet to this peer leaves flight. */
-    private final ArrayList<QueuePair> waiters = new ArrayList<>();
+    /**
+     * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight
+     * (a packet's worth of room), all of them when nothing to the peer is in flight any more.
+     */
+    private final ArrayDeque<QueuePair> waiters = new ArrayDeque<>();
+    /** Data packets in flight to this peer, over every path and QP. */
+    private int inflightPackets;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
@@ -32,16 +37,24 @@ final class PeerLoad {
         }
     }
 
-    /** A packet left flight: every waiting QP may now find room (each registers again if it does not). */
-    void released() {
-        if (waiters.isEmpty()) {
-            return;
-        }
-        for (int i = 0; i < waiters.size(); i++) {
-            QueuePair qp = waiters.get(i);
+    /** {@code packets} data packets to this peer went into flight. */
+    void sent(int packets) {
+        inflightPackets += packets;
+    }
+
+    /**
+     * {@code packets} data packets to this peer left flight (acknowledged, declared lost or abandoned). PATH-15:
+     * the oldest waiting QPs are woken, one per packet released, so thousands of QPs waiting on one route do not
+     * all wake for one packet's room (each that finds no room registers again at the back). When nothing to the
+     * peer is in flight, every waiter is woken: no later release would wake them.
+     */
+    void released(int packets) {
+        inflightPackets -= packets;
+        int wake = inflightPackets <= 0 ? waiters.size() : Math.min(packets, waiters.size());
+        for (int i = 0; i < wake; i++) {
+            QueuePair qp = waiters.poll();
             qp.awaitingPeer = false;
             engine.markReady(qp);
         }
-        waiters.clear();
     }
 }

@@ -45,6 +45,12 @@ final class QpCore {
     long grantBps;
     /** When every path became FAILED (NO_DEADLINE: some path lives): the connection timeout runs from here. */
     long allFailedSinceNs = Engine.NO_DEADLINE;
+    /**
+     * RTO-9: timeouts on any path since the peer last newly acknowledged anything of this QP: every path's timer
+     * backs off at least this much, so a segment moving from path to path in a total outage is not resent on
+     * each fresh path's short timer (and {@code retryLimit} is not spent in milliseconds).
+     */
+    int silentTimeouts;
     long sendsRetired;
     /** Some path may owe an ACK now (cleared when a scan finds none due). */
     boolean ackWork;
@@ -120,7 +126,7 @@ final class QpCore {
             return false;
         }
         long hold = p.srttNs == 0 ? cfg.minRtoNs
-                : Math.min(p.currentRtoNs(cfg.maxRtoNs), 2 * p.srttNs + cfg.ackDelayNs);
+                : Math.min(p.currentRtoNs(cfg.maxRtoNs, silentTimeouts), 2 * p.srttNs + cfg.ackDelayNs);
         if (nowNs - p.recSentNs[i] >= hold) { // a LOST record's time is when it was declared lost
             return false;
         }

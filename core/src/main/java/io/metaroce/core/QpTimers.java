@@ -34,7 +34,7 @@ final class QpTimers {
                 d = p.ackDeadlineNs;
             }
             if (p.inflightPackets > 0) {
-                long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs);
+                long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, c.silentTimeouts);
                 if (rto < d) {
                     d = rto;
                 }
@@ -76,12 +76,13 @@ final class QpTimers {
             return;
         }
         EngineConfig cfg = c.cfg;
+        int silent = c.silentTimeouts; // RTO-9: timers due together all fire, whatever the first of them counts
         for (Path p : c.paths) {
             if (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0) {
                 p.ackNow = true;
                 c.ackWork = true;
             }
-            if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs) - nowNs <= 0) {
+            if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
                 recovery.onRto(p, nowNs);
             } else {
                 long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);

@@ -109,6 +109,7 @@ public final class QueuePair {
         }
         rack.reset();
         c.allFailedSinceNs = Engine.NO_DEADLINE;
+        c.silentTimeouts = 0;
         scheduler.reset();
         c.state = QpState.RTS;
         engine.reschedule(this);

@@ -12,6 +12,8 @@ public final class SharedPath {
     final CongestionControl cc;
     private boolean started;
     long srttNs;
+    /** The route's RTT variation over every sharing QP's samples (RTO-2, as RFC 6298), in ns. */
+    long rttvarNs;
     /** Smallest RTT sample on this route (CC-4). */
     long minRttNs;
     long lastCeNs = Long.MIN_VALUE;
@@ -71,6 +73,20 @@ public final class SharedPath {
         if (minRttNs == 0 || sampleNs < minRttNs) {
             minRttNs = sampleNs;
         }
-        srttNs = srttNs == 0 ? sampleNs : srttNs + (sampleNs - srttNs) / 8;
+        if (srttNs == 0) {
+            srttNs = sampleNs;
+            rttvarNs = sampleNs / 2;
+        } else {
+            rttvarNs += (Math.abs(srttNs - sampleNs) - rttvarNs) / 4;
+            srttNs += (sampleNs - srttNs) / 8;
+        }
+    }
+
+    /**
+     * RTO-2: the route's timeout estimate {@code srtt + 4 rttvar} over every sharing QP's samples, in ns (0 before
+     * the first): a QP that samples the route rarely still times out no earlier than the queue the others see.
+     */
+    public long rtoEstimateNs() {
+        return srttNs == 0 ? 0 : srttNs + 4 * rttvarNs;
     }
 }
