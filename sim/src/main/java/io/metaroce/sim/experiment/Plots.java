@@ -5,7 +5,12 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.Layer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -53,6 +58,16 @@ public final class Plots {
      * {@code logX} the x axis is logarithmic (non-positive x values are left out).
      */
     public static void png(Series s, Path file, boolean markers, boolean logX) throws IOException {
+        png(s, file, markers, logX, null, List.of());
+    }
+
+    /**
+     * As {@link #png(Series, Path, boolean, boolean)}, with {@code subtitle} (e.g. the experiment and point) under
+     * the title and the fault {@code windows} shaded and labelled on a time axis in us (series whose x label says
+     * otherwise get no shading).
+     */
+    public static void png(Series s, Path file, boolean markers, boolean logX, String subtitle,
+                           List<FaultWindows.Window> windows) throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYSeriesCollection data = new XYSeriesCollection();
         for (int c = 0; c < s.columns().size(); c++) {
@@ -77,10 +92,36 @@ public final class Plots {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(new Color(0xdddddd));
         plot.setRangeGridlinePaint(new Color(0xdddddd));
+        if (s.xLabel().equals(TIME_US)) {
+            for (FaultWindows.Window w : windows) {
+                double to = w.toPs() == Long.MAX_VALUE ? xMax(s) : w.toPs() / 1e6;
+                IntervalMarker m = new IntervalMarker(w.fromPs() / 1e6, Math.max(to, w.fromPs() / 1e6),
+                        FAULT_SHADE);
+                m.setLabel(w.label());
+                m.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+                m.setLabelTextAnchor(TextAnchor.TOP_LEFT);
+                plot.addDomainMarker(m, Layer.BACKGROUND);
+            }
+        }
         JFreeChart chart = new JFreeChart(s.title(), JFreeChart.DEFAULT_TITLE_FONT, plot,
                 s.columns().size() > 1 && s.columns().size() <= 16);
+        if (subtitle != null) {
+            chart.addSubtitle(new TextTitle(subtitle));
+        }
         chart.setBackgroundPaint(Color.WHITE);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 960, 540);
+    }
+
+    /** The x label of time series, whose fault windows are shaded. */
+    static final String TIME_US = "time (us)";
+    private static final Color FAULT_SHADE = new Color(0xff, 0x99, 0x99, 0x50);
+
+    private static double xMax(Series s) {
+        double m = 0;
+        for (double x : s.x()) {
+            m = Math.max(m, x);
+        }
+        return m;
     }
 
     /** Writes a table (header + rows) as CSV. */
