@@ -43,8 +43,9 @@ fi
 
 echo
 echo "== summary ($json)"
-echo "One op = one data packet (engine) or one payload copy (baseline). The engine copies each payload twice"
-echo "(region -> datagram, datagram -> region) and CRCs each datagram twice, so 0.5x baseline is its ceiling."
+echo "One op = one data packet (engine) or one payload copy (baseline). transmit=copy: the engine copies each payload"
+echo "twice (region -> datagram -> region); transmit=gather: once, and the loop's assembly copy stands in for the"
+echo "kernel's. Either way each datagram is CRC32C'd twice (seal, check)."
 echo
 
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import json' >/dev/null 2>&1; then
@@ -71,21 +72,22 @@ for r in runs:
     if method == "copyBaseline":
         base.setdefault(payload, (score, alloc))
     else:
-        rows[(payload, params.get("packetsPerMessage", "?"), params.get("datagramBuffers", "?"))] = (score, alloc)
+        rows[(payload, params.get("packetsPerMessage", "?"), params.get("transmit", "?"),
+              params.get("ackBundle", "?"))] = (score, alloc)
 for payload in base:
     if not any(k[0] == payload for k in rows):
-        rows[(payload, "-", "-")] = None
+        rows[(payload, "-", "-", "-")] = None
 
 def gbps(ops, payload):
     return ops * payload * 8 / 1e9
 
-hdr = (f"{'payload':>7} {'pkts/msg':>8} {'buffers':>7} {'engine pkt/s':>14} {'engine Gb/s':>11} "
+hdr = (f"{'payload':>7} {'pkts/msg':>8} {'transmit':>8} {'bundle':>6} {'engine pkt/s':>14} {'engine Gb/s':>11} "
        f"{'base Gb/s':>10} {'ratio':>6} {'B/pkt':>8}  targets")
 print(hdr)
 print("-" * len(hdr))
 fmt = lambda v, f: (f.format(v) if v is not None else "-")
 for key in sorted(rows):
-    payload, ppm, buffers = key
+    payload, ppm, transmit, bundle = key
     eng = rows[key]
     eops, alloc = eng if eng else (None, None)
     egb = gbps(eops, payload) if eops is not None else None
@@ -98,7 +100,7 @@ for key in sorted(rows):
         targets.append(f">=2.0M pkt/s {'PASS' if eops >= 2e6 else 'MISS'}")
     if alloc is not None:
         targets.append(f"~0 B/pkt {'PASS' if alloc < 1.0 else 'MISS'}")
-    print(f"{payload:>7} {ppm:>8} {buffers:>7} {fmt(eops, '{:,.0f}'):>14} {fmt(egb, '{:.2f}'):>11} "
+    print(f"{payload:>7} {ppm:>8} {transmit:>8} {bundle:>6} {fmt(eops, '{:,.0f}'):>14} {fmt(egb, '{:.2f}'):>11} "
           f"{fmt(bgb, '{:.2f}'):>10} {fmt(ratio, '{:.3f}'):>6} {fmt(alloc, '{:.1f}'):>8}  {', '.join(targets)}")
 for payload, (score, alloc) in sorted(base.items()):
     if alloc is not None and alloc >= 1.0:

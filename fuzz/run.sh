@@ -13,7 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=10
-targets=(PacketParserFuzzTest EngineInputFuzzTest CmParserFuzzTest ExperimentFileFuzzTest ScriptParserFuzzTest)
+targets=(PacketParserFuzzTest EngineInputFuzzTest CmParserFuzzTest ExperimentFileFuzzTest ScriptParserFuzzTest
+  AuthForgeryFuzzTest)
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;

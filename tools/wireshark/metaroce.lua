@@ -17,6 +17,7 @@ local VERSION = 1
 local DEFAULT_UDP_PORT = 4793
 local BASE_LEN = 32
 local CRC_LEN = 4
+local AUTH_LEN = 24 -- AUTH trailer: 16-byte GCM tag, 8-byte sequence number (AUTH-2)
 local MIN_LEN = BASE_LEN + CRC_LEN
 local CM_FIXED_LEN = 32
 local CM_PLANE_LEN = 18
@@ -30,20 +31,20 @@ local metaroce = Proto("metaroce", "MetaRoCE-J")
 
 local OP = {
     WRITE = 0x01, WRITE_IMM = 0x02, SEND = 0x03, SEND_IMM = 0x04, READ_REQ = 0x05, READ_RESP = 0x06,
-    ACK = 0x10, NAK = 0x11, PROBE = 0x20, PROBE_REPLY = 0x21,
+    ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
     CM_REQ = 0x30, CM_REP = 0x31, CM_RTU = 0x32, CM_DREQ = 0x33, CM_REJ = 0x34,
 }
 
 local opcode_names = {
     [0x01] = "WRITE", [0x02] = "WRITE_IMM", [0x03] = "SEND", [0x04] = "SEND_IMM", [0x05] = "READ_REQ",
-    [0x06] = "READ_RESP", [0x10] = "ACK", [0x11] = "NAK", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
+    [0x06] = "READ_RESP", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
     [0x30] = "CM_REQ", [0x31] = "CM_REP", [0x32] = "CM_RTU", [0x33] = "CM_DREQ", [0x34] = "CM_REJ",
 }
 
 -- extension header length per opcode (CM: the fixed part; the plane entries are counted as payload)
 local ext_len = {
     [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32,
-    [0x10] = 56, [0x11] = 16, [0x20] = 16, [0x21] = 16,
+    [0x10] = 56, [0x11] = 16, [0x12] = 8, [0x20] = 16, [0x21] = 16,
     [0x30] = 32, [0x31] = 32, [0x32] = 32, [0x33] = 32, [0x34] = 32,
 }
 
@@ -83,7 +84,9 @@ F.flag_last    = ProtoField.bool("metaroce.flags.last", "LAST", 16, nil, 0x0001)
 F.flag_first   = ProtoField.bool("metaroce.flags.first", "FIRST", 16, nil, 0x0002)
 F.flag_retx    = ProtoField.bool("metaroce.flags.retransmit", "RETRANSMIT", 16, nil, 0x0004)
 F.flag_ackreq  = ProtoField.bool("metaroce.flags.ack_req", "ACK_REQ", 16, nil, 0x0008)
-F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xfff0)
+F.flag_auth    = ProtoField.bool("metaroce.flags.auth", "AUTH", 16, nil, 0x0010)
+F.flag_enc     = ProtoField.bool("metaroce.flags.encrypted", "ENCRYPTED", 16, nil, 0x0020)
+F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xffc0)
 F.dest_qpn     = ProtoField.uint32("metaroce.dest_qpn", "Destination QPN", base.HEX)
 F.path         = ProtoField.uint16("metaroce.path", "Path id", base.DEC)
 F.payload_len  = ProtoField.uint16("metaroce.payload_length", "Payload length", base.DEC)
@@ -124,6 +127,9 @@ F.ack_sacked   = ProtoField.string("metaroce.ack.sacked", "SACKed (relative to c
 F.ack_sacked_abs = ProtoField.string("metaroce.ack.sacked_psns", "SACKed PSNs")
 F.ack_sack_cnt = ProtoField.uint16("metaroce.ack.sacked_count", "SACKed PSN count", base.DEC)
 F.ack_sack_psn = ProtoField.uint32("metaroce.ack.sacked_psn", "SACKed PSN", base.DEC_HEX)
+-- ACK_BUNDLE (ACK-11): grant and rx MSN as the ACK's; each entry reuses the ACK's per-path fields
+F.ackb_entries = ProtoField.uint16("metaroce.ack.entries", "Bundle entries", base.DEC)
+F.ackb_path    = ProtoField.uint16("metaroce.ack.entry_path", "Acknowledged path id", base.DEC)
 -- NAK
 F.nak_code     = ProtoField.uint8("metaroce.nak.code", "NAK code", base.DEC, nak_code_names)
 F.nak_rsvd     = ProtoField.uint24("metaroce.nak.reserved", "Reserved", base.HEX)
@@ -140,6 +146,7 @@ F.cm_mtu       = ProtoField.uint16("metaroce.cm.mtu", "MTU", base.DEC)
 F.cm_paths     = ProtoField.uint16("metaroce.cm.paths", "Paths", base.DEC)
 F.cm_caps      = ProtoField.uint32("metaroce.cm.caps", "Capabilities", base.HEX)
 F.cm_cap_auth  = ProtoField.bool("metaroce.cm.caps.auth", "CAP_AUTH", 32, nil, 0x00000001)
+F.cm_cap_enc   = ProtoField.bool("metaroce.cm.caps.encrypt", "CAP_ENCRYPT", 32, nil, 0x00000002)
 F.cm_port      = ProtoField.uint16("metaroce.cm.port", "UDP port", base.DEC)
 F.cm_planes    = ProtoField.uint8("metaroce.cm.plane_count", "Plane count", base.DEC)
 F.cm_reason    = ProtoField.uint8("metaroce.cm.reason", "Reject reason", base.DEC, cm_reason_names)
@@ -148,6 +155,10 @@ F.cm_prsvd     = ProtoField.uint8("metaroce.cm.plane.reserved", "Reserved", base
 F.cm_ipv4      = ProtoField.ipv4("metaroce.cm.plane.ipv4", "Address")
 F.cm_ipv6      = ProtoField.ipv6("metaroce.cm.plane.ipv6", "Address")
 F.cm_addr      = ProtoField.bytes("metaroce.cm.plane.address", "Address bytes")
+-- AUTH trailer (spec 10-auth.md, AUTH-2): GCM tag and auth sequence number, before the CRC
+F.auth_tag     = ProtoField.bytes("metaroce.auth.tag", "GCM tag")
+F.auth_seq     = ProtoField.uint64("metaroce.auth.seq", "Auth sequence number", base.DEC)
+F.ciphertext   = ProtoField.bytes("metaroce.ciphertext", "Encrypted payload")
 -- trailer
 F.crc          = ProtoField.uint32("metaroce.crc", "CRC32C", base.HEX)
 F.crc_computed = ProtoField.uint32("metaroce.crc.computed", "Computed CRC32C", base.HEX)
@@ -247,7 +258,10 @@ local function structurally_valid(tvb)
     local op = tvb(1, 1):uint()
     local x = ext_len[op]
     if x == nil then return nil end
-    if len ~= BASE_LEN + x + tvb(10, 2):uint() + CRC_LEN then return nil end
+    local natural = BASE_LEN + x + tvb(10, 2):uint() + CRC_LEN
+    if len ~= natural and not (len == natural + AUTH_LEN and band(tvb(2, 2):uint(), 0x0010) ~= 0) then
+        return nil
+    end
     return op, x
 end
 
@@ -336,6 +350,26 @@ local function dissect_read_req(tvb, tree, off)
         hex32(tvb(off + 8, 4):uint()))
 end
 
+-- the four SACK words at sack_off and what they say, relative to cum; returns the relative ranges
+local function add_sack(tvb, t, sack_off, cum)
+    for w = 0, 3 do
+        t:add(F.ack_sack[w + 1], tvb(sack_off + 8 * w, 8))
+    end
+    local offsets = sack_offsets(tvb, sack_off)
+    local rel = ranges(offsets, function(k) return "cum+" .. k end)
+    local abs = ranges(offsets, function(k) return hex32(cum + k) end)
+    local sr = tvb(sack_off, 32)
+    local s = t:add(F.ack_sacked, sr, rel == "" and "none" or rel)
+    s:set_generated()
+    local a = s:add(F.ack_sacked_abs, sr, abs == "" and "none" or abs)
+    a:set_generated()
+    s:add(F.ack_sack_cnt, sr, #offsets):set_generated()
+    for _, k in ipairs(offsets) do
+        s:add(F.ack_sack_psn, sr, u32(cum + k)):set_generated()
+    end
+    return rel
+end
+
 local function dissect_ack(tvb, tree, off)
     local t = tree:add(tvb(off, 56), "ACK header")
     local cum = tvb(off, 4):uint()
@@ -346,26 +380,47 @@ local function dissect_ack(tvb, tree, off)
     t:add(F.ack_echo, tvb(off + 8, 8))
     t:add(F.ack_grant, tvb(off + 16, 4))
     t:add(F.ack_rxmsn, tvb(off + 20, 4))
-    for w = 0, 3 do
-        t:add(F.ack_sack[w + 1], tvb(off + 24 + 8 * w, 8))
-    end
-    local offsets = sack_offsets(tvb, off + 24)
-    local rel = ranges(offsets, function(k) return "cum+" .. k end)
-    local abs = ranges(offsets, function(k) return hex32(cum + k) end)
-    local sr = tvb(off + 24, 32)
-    local s = t:add(F.ack_sacked, sr, rel == "" and "none" or rel)
-    s:set_generated()
-    local a = s:add(F.ack_sacked_abs, sr, abs == "" and "none" or abs)
-    a:set_generated()
-    s:add(F.ack_sack_cnt, sr, #offsets):set_generated()
-    for _, k in ipairs(offsets) do
-        s:add(F.ack_sack_psn, sr, u32(cum + k)):set_generated()
-    end
+    local rel = add_sack(tvb, t, off + 24, cum)
     local info = string.format(" cum=%d ce=%d", cum, tvb(off + 4, 2):uint())
-    if #offsets > 0 then info = info .. " sack=[" .. rel .. "]" end
+    if rel ~= "" then info = info .. " sack=[" .. rel .. "]" end
     local grant = tvb(off + 16, 4):uint()
     if grant ~= 0 then info = info .. " grant=" .. grant end
     return info .. string.format(" rxmsn=%d", tvb(off + 20, 4):uint())
+end
+
+-- ACK_BUNDLE: 8-byte extension (grant, rx MSN), then plen / 48 entries of 48 bytes (docs/spec/01-wire.md)
+local function dissect_ack_bundle(tvb, tree, off, plen)
+    local n = math.floor(plen / 48)
+    local t = tree:add(tvb(off, 8), "ACK bundle header")
+    t:add(F.ack_grant, tvb(off, 4))
+    t:add(F.ack_rxmsn, tvb(off + 4, 4))
+    local c = t:add(F.ackb_entries, tvb(off, 8), n)
+    c:set_generated()
+    if plen == 0 or plen % 48 ~= 0 then
+        c:add_proto_expert_info(E.bad_length, "Payload length is not a positive multiple of 48 (ACK-11)")
+    end
+    local info = string.format(" entries=%d", n)
+    for i = 0, n - 1 do
+        local e = off + 8 + 48 * i
+        if not need(tvb, e, 48) then
+            info = info .. " [snapped]"
+            break
+        end
+        local path = tvb(e, 2):uint()
+        local cum = tvb(e + 4, 4):uint()
+        local et = tree:add(tvb(e, 48), string.format("Entry %d: path %d", i, path))
+        et:add(F.ackb_path, tvb(e, 2))
+        et:add(F.ack_ce, tvb(e + 2, 2))
+        et:add(F.ack_cum, tvb(e + 4, 4))
+        et:add(F.ack_echo, tvb(e + 8, 8))
+        local rel = add_sack(tvb, et, e + 16, cum)
+        info = info .. string.format(" [path=%d cum=%d ce=%d", path, cum, tvb(e + 2, 2):uint())
+        if rel ~= "" then info = info .. " sack=[" .. rel .. "]" end
+        info = info .. "]"
+    end
+    local grant = tvb(off, 4):uint()
+    if grant ~= 0 then info = info .. " grant=" .. grant end
+    return info .. string.format(" rxmsn=%d", tvb(off + 4, 4):uint())
 end
 
 local function dissect_nak(tvb, tree, off)
@@ -402,6 +457,7 @@ local function dissect_cm(tvb, tree, off, op, plen)
     t:add(F.cm_paths, tvb(off + 22, 2))
     local caps = t:add(F.cm_caps, tvb(off + 24, 4))
     caps:add(F.cm_cap_auth, tvb(off + 24, 4))
+    caps:add(F.cm_cap_enc, tvb(off + 24, 4))
     t:add(F.cm_port, tvb(off + 28, 2))
     local np = tvb(off + 30, 1):uint()
     local npi = t:add(F.cm_planes, tvb(off + 30, 1))
@@ -483,12 +539,16 @@ function metaroce.dissector(tvb, pinfo, tree)
     fl:add(F.flag_first, tvb(2, 2))
     fl:add(F.flag_retx, tvb(2, 2))
     fl:add(F.flag_ackreq, tvb(2, 2))
+    fl:add(F.flag_auth, tvb(2, 2))
+    fl:add(F.flag_enc, tvb(2, 2))
     fl:add(F.flag_rsvd, tvb(2, 2))
     local fnames = {}
     if band(flags, 0x0002) ~= 0 then fnames[#fnames + 1] = "FIRST" end
     if band(flags, 0x0001) ~= 0 then fnames[#fnames + 1] = "LAST" end
     if band(flags, 0x0004) ~= 0 then fnames[#fnames + 1] = "RETRANSMIT" end
     if band(flags, 0x0008) ~= 0 then fnames[#fnames + 1] = "ACK_REQ" end
+    if band(flags, 0x0010) ~= 0 then fnames[#fnames + 1] = "AUTH" end
+    if band(flags, 0x0020) ~= 0 then fnames[#fnames + 1] = "ENCRYPTED" end
     if #fnames > 0 then fl:append_text(" (" .. table.concat(fnames, ", ") .. ")") end
     bt:add(F.dest_qpn, tvb(4, 4))
     bt:add(F.path, tvb(8, 2))
@@ -504,6 +564,9 @@ function metaroce.dissector(tvb, pinfo, tree)
     local info = string.format("%s qp=%s path=%d", name, hex32(dqpn), path)
     local x = ext_len[op]
     local ok = true
+    -- AUTH-2: a datagram 24 bytes longer than its header says, with flag AUTH, carries the AUTH trailer
+    local sealed = x ~= nil and band(flags, 0x0010) ~= 0 and len == BASE_LEN + x + plen + AUTH_LEN + CRC_LEN
+    local auth_len = sealed and AUTH_LEN or 0
     if version ~= VERSION then
         -- opcode numbers of another version mean nothing here
         vi:add_proto_expert_info(E.bad_version, "version " .. version .. ", this dissector knows version 1")
@@ -513,7 +576,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     elseif x == nil then
         oi:add_proto_expert_info(E.bad_opcode)
         ok = false
-    elseif len ~= BASE_LEN + x + plen + CRC_LEN then
+    elseif len ~= BASE_LEN + x + plen + auth_len + CRC_LEN then
         root:add_proto_expert_info(E.bad_length, string.format("length %d, expected 32 + %d + %d + 4 = %d",
             len, x, plen, BASE_LEN + x + plen + CRC_LEN))
         info = info .. " [bad length]"
@@ -536,6 +599,8 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. string.format(" psn=%d", psn) .. dissect_read_req(tvb, root, off)
         elseif op == OP.ACK then
             info = info .. dissect_ack(tvb, root, off)
+        elseif op == OP.ACK_BUNDLE then
+            info = info .. dissect_ack_bundle(tvb, root, off, plen)
         elseif op == OP.NAK then
             info = info .. dissect_nak(tvb, root, off)
         elseif op == OP.PROBE or op == OP.PROBE_REPLY then
@@ -543,12 +608,20 @@ function metaroce.dissector(tvb, pinfo, tree)
         elseif is_cm(op) then
             info = info .. dissect_cm(tvb, root, off, op, plen)
         end
-        if not is_cm(op) and plen > 0 then
-            local avail = math.min(len - CRC_LEN, tvb:captured_len()) - (off + x)
+        if not is_cm(op) and op ~= OP.ACK_BUNDLE and plen > 0 then
+            local avail = math.min(len - CRC_LEN - auth_len, tvb:captured_len()) - (off + x)
             if avail > 0 then
                 local n = math.min(plen, avail)
-                root:add(F.payload, tvb(off + x, n)):append_text(" (" .. n .. " bytes)")
+                local pf = (sealed and band(flags, 0x0020) ~= 0) and F.ciphertext or F.payload
+                root:add(pf, tvb(off + x, n)):append_text(" (" .. n .. " bytes)")
             end
+        end
+        if sealed and need(tvb, off + x + plen, AUTH_LEN) then
+            local at = off + x + plen
+            local ai = root:add(tvb(at, AUTH_LEN), "AUTH trailer (AES-128-GCM)")
+            ai:add(F.auth_tag, tvb(at, 16))
+            ai:add(F.auth_seq, tvb(at + 16, 8))
+            info = info .. " auth_seq=" .. u64str(tvb, at + 16) .. (band(flags, 0x0020) ~= 0 and " [encrypted]" or " [auth]")
         end
     end
     if band(flags, 0x0004) ~= 0 then

@@ -2,5 +2,6 @@
 module io.metaroce.core {
     exports io.metaroce.core;
     exports io.metaroce.core.wire;
+    exports io.metaroce.core.auth;
     exports io.metaroce.core.unit;
 }

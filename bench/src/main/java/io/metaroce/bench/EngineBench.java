@@ -13,6 +13,7 @@ import io.metaroce.core.QueuePair;
 import io.metaroce.core.Transmit;
 import io.metaroce.core.WcStatus;
 import io.metaroce.core.WorkCompletion;
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.wire.Opcode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -96,6 +97,25 @@ public class EngineBench {
     @Param({"split"})
     public String datagramBuffers;
 
+    /**
+     * AUTH-*: "off" (the default), "tag" (every packet sealed with AES-128-GCM, payload in clear) or "encrypt"
+     * (payload encrypted too). {@code bench/auth.sh} runs all three in one JMH run.
+     */
+    @Param({"off"})
+    public String auth;
+
+    /**
+     * "copy": A copies each payload into the datagram buffer; "gather": A leaves it in the source region
+     * ({@link Engine#gatherTransmit}) and the loop assembles header, payload and CRC into B's receive buffer with
+     * one copy, standing in for the kernel's copy into its socket buffer, which a real driver pays either way.
+     */
+    @Param({"copy", "gather"})
+    public String transmit;
+
+    /** ACK-11: B bundles the ACKs of several paths into one datagram (as {@code realNetworkDefaults} does). */
+    @Param({"true"})
+    public boolean ackBundle;
+
     private Arena arena;
     private Arena ioArena;
     private Engine a;
@@ -107,6 +127,7 @@ public class EngineBench {
     private MemoryRegion dst;
     private MemorySegment abBuf;
     private MemorySegment baBuf;
+    private MemorySegment rxBuf;
     private final Transmit tx = new Transmit();
     private final WorkCompletion wc = new WorkCompletion();
 
@@ -130,7 +151,8 @@ public class EngineBench {
                 .sqDepth(1024)
                 .maxWindowPackets(256)
                 .pacingGain(0)
-                .inboundCapacityBps(0);
+                .inboundCapacityBps(0)
+                .ackBundle(ackBundle);
         messageBytes = payload * packetsPerMessage;
         slots = REGION_BYTES / messageBytes;
         if (slots < 1 || DEPTH > cfg.sqDepth) {
@@ -165,6 +187,18 @@ public class EngineBench {
             case "single" -> abBuf;
             default -> throw new IllegalArgumentException("datagramBuffers must be split or single");
         };
+        if (!auth.equals("off")) {
+            byte[] psk = new byte[32];
+            boolean encrypt = auth.equals("encrypt");
+            qa.enableAuth(AuthKeys.derive(psk, 7, qa.qpn(), qb.qpn(), 1000, 5000, true, encrypt));
+            qb.enableAuth(AuthKeys.derive(psk, 7, qa.qpn(), qb.qpn(), 1000, 5000, false, encrypt));
+        }
+        a.gatherTransmit(switch (transmit) {
+            case "copy" -> false;
+            case "gather" -> true;
+            default -> throw new IllegalArgumentException("transmit must be copy or gather");
+        });
+        rxBuf = transmit.equals("gather") ? ioArena.allocate(bufBytes, 64) : abBuf;
         qa.connect(2, qb.qpn(), 1000, 5000);
         qb.connect(1, qa.qpn(), 5000, 1000);
         nowNs = 1_000_000;
@@ -189,7 +223,7 @@ public class EngineBench {
                     delivered++;
                     nowNs += STEP_NS;
                 }
-                b.handleDatagram(nowNs, abBuf, n, Ecn.ECT0);
+                b.handleDatagram(nowNs, wire(n), n, Ecn.ECT0);
             }
             int acks;
             while ((acks = b.pollTransmit(nowNs, baBuf, tx)) > 0) {
@@ -219,6 +253,22 @@ public class EngineBench {
         }
         dataPackets += delivered;
         return nowNs;
+    }
+
+    /**
+     * The datagram as B receives it: A's buffer, or for a gathered one the three pieces put together in B's
+     * receive buffer (what the kernel does with the iovecs of a real send).
+     */
+    private MemorySegment wire(int n) {
+        int payloadLength = tx.payloadLength();
+        if (payloadLength == 0) {
+            return abBuf;
+        }
+        int headers = tx.headerLength();
+        MemorySegment.copy(abBuf, 0, rxBuf, 0, headers);
+        MemorySegment.copy(tx.payloadSegment(), tx.payloadOffset(), rxBuf, headers, payloadLength);
+        MemorySegment.copy(abBuf, headers, rxBuf, headers + payloadLength, n - headers - payloadLength);
+        return rxBuf;
     }
 
     /** The copy floor: {@value #BATCH} payload copies, source region to sink region, at the engine's offsets. */
@@ -279,11 +329,11 @@ public class EngineBench {
     private void check() {
         Counters ca = a.counters();
         Counters cb = b.counters();
-        long acks = cb.get(Counter.TX_ACKS);
-        System.out.printf("%n[engine payload=%d x%d] data packets %d, ACKs %d (%.3f per data packet), "
+        long acks = cb.get(Counter.TX_ACK_DATAGRAMS);
+        System.out.printf("%n[engine payload=%d x%d %s ackBundle=%s] data packets %d, ACK datagrams %d (%.3f per data packet), "
                         + "signaled completions %d, idle cycles (waited for a timer) %d, retransmits %d, timeouts %d, "
                         + "drops A/B %d/%d%n",
-                payload, packetsPerMessage, ca.get(Counter.TX_DATA_PACKETS), acks,
+                payload, packetsPerMessage, transmit, ackBundle, ca.get(Counter.TX_DATA_PACKETS), acks,
                 (double) acks / Math.max(1, ca.get(Counter.TX_DATA_PACKETS)), completions, timerJumps,
                 ca.get(Counter.RETRANSMITS), ca.get(Counter.TIMEOUTS), ca.drops(), cb.drops());
         if (a.internalErrors() != 0 || b.internalErrors() != 0) {

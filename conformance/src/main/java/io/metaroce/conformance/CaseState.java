@@ -7,8 +7,13 @@ import io.metaroce.conformance.script.Step;
 import io.metaroce.conformance.script.Values;
 import io.metaroce.conformance.target.Target;
 import io.metaroce.conformance.target.TesterConstants;
+import io.metaroce.core.wire.BaseHeader;
+import io.metaroce.core.wire.CmMessage;
 import io.metaroce.core.wire.Opcode;
+import io.metaroce.core.wire.Packet;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +43,11 @@ final class CaseState {
     final Map<Integer, Integer> iutHigh = new HashMap<>();
     final Map<Integer, long[]> iutProbe = new HashMap<>();
     Map<String, Long> baseline = Map.of();
+    /** AUTH-*: the tester's keys on an authenticated case's connection, or null. */
+    AuthTester auth;
+    /** The connection id and initial PSN of the last CM_REQ the tester sent (AUTH-3 after a CM exchange). */
+    long reqCid;
+    int reqIpsn;
     /** The script's current time, ns. */
     long now;
     final int mtu;
@@ -116,10 +126,54 @@ final class CaseState {
         return region(v);
     }
 
+    /** AUTH-3, AUTH-9: after the IUT's CM_REP granting CAP_AUTH, the tester takes the connection's keys. */
+    private void keyAfterCm(PacketView v) {
+        if (v.opcode() != Opcode.CM_REP || !v.check().equals("OK")) {
+            return;
+        }
+        Map<String, Long> f = v.fields();
+        long caps = f.getOrDefault("caps", 0L);
+        if ((caps & CmMessage.CAP_AUTH) != 0 && f.getOrDefault("cid", -1L) == reqCid) {
+            auth = AuthTester.afterCm(reqCid, f.get("cqpn").intValue(), reqIpsn, f.get("ipsn").intValue(),
+                    (caps & CmMessage.CAP_ENCRYPT) != 0);
+        }
+    }
+
+    /**
+     * AUTH-*: opens a datagram the IUT sent on an authenticated connection in place (decrypting its payload);
+     * returns 1 (verified), 0 (not), or -1 when there is nothing to open (no keys, a CM or undecodable packet).
+     */
+    private int openAuth(byte[] d) {
+        if (auth == null || d.length < Packet.MIN_LENGTH || Opcode.isCm(d[1] & 0xFF)
+                || Opcode.extensionLength(d[1] & 0xFF) < 0) {
+            return -1;
+        }
+        MemorySegment seg = MemorySegment.ofArray(d);
+        if (new Packet().check(seg, d.length) != Packet.OK) {
+            return -1; // shown as it is: WIRE-8 fails first
+        }
+        int headers = BaseHeader.LENGTH + Opcode.extensionLength(d[1] & 0xFF);
+        int end = headers + ((d[10] & 0xFF) << 8 | (d[11] & 0xFF));
+        int path = (d[8] & 0xFF) << 8 | (d[9] & 0xFF);
+        if (!auth.open(d, headers, end, path)) {
+            return 0;
+        }
+        if (auth.encrypt) {
+            new Packet().seal(seg, d.length - Packet.CRC_LENGTH); // the tester's copy now holds the plaintext
+        }
+        return 1;
+    }
+
     /** Takes what the IUT sent since the last call, decodes it, and notes what later packets echo. */
     void pull() throws Target.TargetException {
         for (Target.Captured c : target.takeCaptured()) {
+            int opened = openAuth(c.bytes());
             PacketView v = new PacketView(c.bytes(), s.iutPsn(), s.testerPsn());
+            if (opened >= 0) {
+                v.fields().put("auth", (long) opened); // AUTH-*: 1 when the IUT's seal verified
+                v.fields().put("aseq", ByteBuffer.wrap(c.bytes(), c.bytes().length - 12, 8).getLong());
+            }
+            keyAfterCm(v);
             seen.add(new SeenPacket(c, v, seen.size()));
             trace.add(String.format("%10.3f us < %s", c.timeNs() / 1e3, v.summary()));
             Map<String, Long> f = v.fields();

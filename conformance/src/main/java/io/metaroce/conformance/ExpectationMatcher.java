@@ -135,7 +135,7 @@ final class ExpectationMatcher {
         for (Map.Entry<String, Long> e : x.view.fields().entrySet()) {
             m.put(e.getKey(), PacketView.render(e.getKey(), e.getValue()));
         }
-        if (x.view.opcode() == Opcode.ACK) {
+        if (x.view.opcode() == Opcode.ACK || x.view.opcode() == Opcode.ACK_BUNDLE) {
             m.put("sack", x.view.sackBits().isEmpty() ? "none" : x.view.sackBits().toString().replace(" ", ""));
         }
         if (x.view.payload().length > 0) {
@@ -162,9 +162,10 @@ final class ExpectationMatcher {
                 shown = ok ? "payload matches" : "payload differs";
             } else if (k.equals("sack")) {
                 List<Integer> want = Payloads.sackBits(ctx, a.value());
-                shown = v.opcode() != Opcode.ACK ? "(not an ACK)"
+                boolean ack = v.opcode() == Opcode.ACK || v.opcode() == Opcode.ACK_BUNDLE;
+                shown = !ack ? "(not an ACK)"
                         : v.sackBits().isEmpty() ? "none" : v.sackBits().toString().replace(" ", "");
-                ok = v.opcode() == Opcode.ACK && want.equals(v.sackBits());
+                ok = ack && want.equals(v.sackBits());
             } else {
                 Long actual = switch (k) {
                     case "t" -> x.captured.timeNs();

@@ -4,6 +4,7 @@ import io.metaroce.conformance.script.Arg;
 import io.metaroce.conformance.script.Step;
 import io.metaroce.conformance.script.Values;
 import io.metaroce.conformance.target.TesterConstants;
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.CmMessage;
@@ -19,6 +20,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Builds the datagram of a {@code send} line: the tester's packet with every field the line sets and sensible
@@ -63,19 +65,27 @@ final class PacketBuilder {
             cm = cmMessage(ctx, st, op);
             payload = new byte[cm.encodedLength() - CM_FIXED];
             ext = CM_FIXED;
+            if (op == Opcode.CM_REQ) {
+                ctx.reqCid = cm.connectionId();
+                ctx.reqIpsn = cm.initialPsn();
+            }
+        } else if (op == Opcode.ACK_BUNDLE) {
+            // ACK-11: one entry per set bit of "epaths" (default: just "path"), payload length 48 each
+            long epaths = ctx.num(st, "epaths", 1L << path);
+            payload = new byte[(int) ctx.num(st, "plen", Long.bitCount(epaths) * AckBundleHeader.ENTRY_LENGTH)];
         } else if (st.arg("plen") != null) {
             payload = new byte[(int) ctx.num(st, "plen", 0)];
         }
         int natural = BaseHeader.LENGTH + ext + payload.length + Packet.CRC_LENGTH;
         int dglen = (int) ctx.num(st, "dglen", natural);
-        byte[] buf = new byte[Math.max(dglen, natural) + 8];
+        byte[] buf = new byte[Math.max(dglen, natural) + 8 + AuthTester.TRAILER];
         MemorySegment seg = MemorySegment.ofArray(buf);
         baseHeader(ctx, st, seg, op, path, seq, off, msgLen, payload.length, cm);
-        extension(ctx, st, seg, op, path, off, msgLen, cm);
+        extension(ctx, st, seg, op, path, off, msgLen, payload.length, cm);
         if (Opcode.isData(op)) {
             System.arraycopy(payload, 0, buf, BaseHeader.LENGTH + ext, payload.length);
         }
-        return damage(ctx, st, buf, seg, dglen);
+        return damage(ctx, st, buf, seg, dglen, op, path, BaseHeader.LENGTH + ext, payload.length);
     }
 
     private static CmMessage cmMessage(CaseState ctx, Step st, int op) {
@@ -120,7 +130,7 @@ final class PacketBuilder {
     }
 
     private static void extension(CaseState ctx, Step st, MemorySegment seg, int op, int path, int off, int msgLen,
-                                  CmMessage cm) {
+                                  int payloadLength, CmMessage cm) {
         int x = BaseHeader.LENGTH;
         long ib = ctx.s.iutPsn();
         if (Opcode.isData(op)) {
@@ -148,6 +158,20 @@ final class PacketBuilder {
                     a.sackWord(i, w[i]);
                 }
             }
+        } else if (op == Opcode.ACK_BUNDLE) {
+            // each entry acknowledges everything the IUT sent on its path (or "cum"), echoing its latest timestamp
+            AckBundleHeader a = new AckBundleHeader().wrap(seg, x).grantMbps((int) ctx.num(st, "grant", 0))
+                    .rxMsn((int) ctx.num(st, "rxmsn", 0));
+            long epaths = ctx.num(st, "epaths", 1L << path);
+            int e = 0;
+            for (int p = 0; p < 64 && (e + 1) * AckBundleHeader.ENTRY_LENGTH <= payloadLength; p++) {
+                if ((epaths >>> p & 1) != 0) {
+                    a.pathId(e, p).ceCount(e, (int) ctx.num(st, "ce", 0))
+                            .cumPsn(e, (int) ib + (int) ctx.num(st, "cum", ctx.iutHigh.getOrDefault(p, -1)))
+                            .echoTimestampNs(e, ctx.num(st, "echo", ctx.iutTs.getOrDefault(p, 0L)));
+                    e++;
+                }
+            }
         } else if (op == Opcode.NAK) {
             new NakHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).code((int) ctx.num(st, "code", 0))
                     .reserved((int) ctx.num(st, "resv", 0)).nakPsn((int) ib + (int) ctx.num(st, "nakpsn", 0))
@@ -164,8 +188,12 @@ final class PacketBuilder {
         }
     }
 
-    /** Byte overrides, the CRC (then spoiled with {@code crc=bad}), truncation; and how to deliver it. */
-    private static Outgoing damage(CaseState ctx, Step st, byte[] buf, MemorySegment seg, int dglen) {
+    /**
+     * Byte overrides, the AUTH seal on an authenticated connection, the CRC (then spoiled with {@code crc=bad}),
+     * truncation; and how to deliver it.
+     */
+    private static Outgoing damage(CaseState ctx, Step st, byte[] buf, MemorySegment seg, int dglen, int op,
+                                   int path, int headers, int payloadLength) {
         Arg setb = st.arg("setb");
         if (setb != null) {
             for (String pair : setb.value().split(",")) {
@@ -178,6 +206,16 @@ final class PacketBuilder {
                     throw ctx.err("setb offset " + at + " outside the datagram before its CRC (" + dglen + " bytes)");
                 }
                 buf[at] = (byte) ctx.eval(kv[1], "setb");
+            }
+        }
+        String how = st.value("auth", "on");
+        if (ctx.auth != null && !Opcode.isCm(op) && !how.equals("none")) { // AUTH-2: sealed like a correct peer
+            if (!Set.of("on", "badtag", "wrongkey").contains(how)) {
+                throw ctx.err("auth= takes on, none, badtag or wrongkey, not " + how);
+            }
+            int sealed = ctx.auth.seal(buf, headers, headers + payloadLength, path, how, ctx.num(st, "aseq", -1));
+            if (st.arg("dglen") == null) {
+                dglen = sealed + Packet.CRC_LENGTH;
             }
         }
         if (dglen >= Packet.CRC_LENGTH) {

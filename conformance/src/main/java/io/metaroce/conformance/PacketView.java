@@ -1,5 +1,6 @@
 package io.metaroce.conformance;
 
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.CmHeader;
@@ -92,6 +93,28 @@ public final class PacketView {
                     sackBits.add(i);
                 }
             }
+        } else if (opcode == Opcode.ACK_BUNDLE) {
+            // ACK-11: the bundle's own fields, its entry count and path set, and its first entry's ACK fields
+            AckBundleHeader a = new AckBundleHeader().wrap(seg, off);
+            int n = Math.max(0, AckBundleHeader.entries(b.payloadLength()));
+            fields.put("grant", a.grantMbps() & 0xFFFF_FFFFL);
+            fields.put("rxmsn", a.rxMsn() & 0xFFFF_FFFFL);
+            fields.put("entries", (long) n);
+            long epaths = 0;
+            for (int i = 0; i < n; i++) {
+                epaths |= a.pathId(i) < 64 ? 1L << a.pathId(i) : 0;
+            }
+            fields.put("epaths", epaths);
+            if (n > 0) {
+                fields.put("cum", (long) (a.cumPsn(0) - (int) receiverBase));
+                fields.put("ce", (long) a.ceCount(0));
+                fields.put("echo", a.echoTimestampNs(0));
+                for (int i = 0; i < AckHeader.SACK_BITS; i++) {
+                    if ((a.sackWord(0, i >> 6) >>> (i & 63) & 1) != 0) {
+                        sackBits.add(i);
+                    }
+                }
+            }
         } else if (opcode == Opcode.NAK) {
             NakHeader n = new NakHeader().wrap(seg, off);
             fields.put("msn", n.msn() & 0xFFFF_FFFFL);
@@ -165,7 +188,7 @@ public final class PacketView {
     /** Flag names joined by '|', or 0. */
     public static String flagNames(int f) {
         StringBuilder sb = new StringBuilder();
-        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ"};
+        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ", "AUTH", "ENCRYPTED"};
         for (int i = 0; i < 16; i++) {
             if ((f >> i & 1) != 0) {
                 if (!sb.isEmpty()) {
@@ -189,7 +212,7 @@ public final class PacketView {
             }
             sb.append(' ').append(e.getKey()).append('=').append(render(e.getKey(), e.getValue()));
         }
-        if (opcode == Opcode.ACK) {
+        if (opcode == Opcode.ACK || opcode == Opcode.ACK_BUNDLE) {
             sb.append(" sack=").append(sackBits.isEmpty() ? "none" : sackBits.toString().replace(" ", ""));
         }
         return sb.toString();

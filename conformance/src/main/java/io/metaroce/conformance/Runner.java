@@ -65,6 +65,10 @@ public final class Runner {
         }
         try {
             ctx.setup = target.setup(s);
+            if (!s.qpState().equals("LISTEN") && !s.qpState().equals("CONNECT")) {
+                ctx.auth = AuthTester.forCase(s.config().get("auth"), ctx.setup.qpn(), (int) s.testerPsn(),
+                        (int) s.iutPsn());
+            }
             ctx.pull();
             if (target.capabilities().contains(Target.COUNTERS)) {
                 ctx.baseline = target.counters();

@@ -39,7 +39,7 @@ class CoverageTest {
         Map<String, String> fromDocs = new LinkedHashMap<>();
         Pattern p = Pattern.compile("^\\*\\*([A-Z]+-[0-9]+)\\*\\* \\((MUST|SHOULD)\\)", Pattern.MULTILINE);
         try (Stream<Path> files = Files.list(spec)) {
-            for (Path f : files.filter(x -> x.getFileName().toString().matches("0[0-9]-.*\\.md")).sorted().toList()) {
+            for (Path f : files.filter(x -> x.getFileName().toString().matches("[0-9][0-9]-.*\\.md")).sorted().toList()) {
                 Matcher m = p.matcher(Files.readString(f));
                 while (m.find()) {
                     fromDocs.put(m.group(1), m.group(2));

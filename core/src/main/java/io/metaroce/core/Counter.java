@@ -7,6 +7,13 @@ package io.metaroce.core;
 public enum Counter {
     TX_PACKETS, TX_BYTES, TX_DATA_PACKETS, TX_PAYLOAD_BYTES, TX_ACKS, TX_NAKS, TX_PROBES, TX_PROBE_REPLIES,
     RX_PACKETS, RX_BYTES, RX_DATA_PACKETS, RX_PAYLOAD_BYTES, RX_ACKS, RX_NAKS, RX_PROBES, RX_PROBE_REPLIES,
+    /**
+     * Datagrams that carried acknowledgements: plain ACKs and ACK bundles (ACK-11). {@link #TX_ACKS} counts the
+     * per-path acknowledgements they carried.
+     */
+    TX_ACK_DATAGRAMS,
+    /** ACK bundles received (each entry is also counted in {@link #RX_ACKS}). */
+    RX_ACK_BUNDLES,
     /** Packets sent again after loss detection, RTO, RNR or BUSY. */
     RETRANSMITS,
     /** Per-path retransmission timer expiries. */
@@ -17,6 +24,10 @@ public enum Counter {
     SACK_GAPS,
     /** Packets declared lost by a tail-loss probe's answer (RTO-8). */
     TAIL_LOSSES,
+    /** Tail-loss probes that carried the path's newest unacknowledged segment again (RTO-6). */
+    TAIL_COPIES,
+    /** Timeouts on a route that delivered later packets (PATH-16): losses, not failures; path health untouched. */
+    ROUTE_ALIVE_TIMEOUTS,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
     RACK_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
@@ -38,7 +49,11 @@ public enum Counter {
     DROP_MSN_OUT_OF_WINDOW, DROP_BAD_RKEY, DROP_OUT_OF_BOUNDS, DROP_NO_PERMISSION, DROP_RNR,
     DROP_INVALID_REQUEST, DROP_BUSY, DROP_STALE_NAK,
     /** PROBE_REPLYs answering a probe the path already counted (PATH-10): late duplicates, not malformed packets. */
-    DROP_STALE_PROBE_REPLY;
+    DROP_STALE_PROBE_REPLY,
+    /** AUTH-6: no AUTH trailer on an authenticated connection (or one on a connection without), or a bad tag. */
+    DROP_AUTH,
+    /** AUTH-7: an authentic packet whose sequence number was already accepted or is below the replay window. */
+    DROP_REPLAY;
 
     private static final Counter[] VALUES = values();
 

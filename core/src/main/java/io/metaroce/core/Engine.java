@@ -48,6 +48,8 @@ public final class Engine {
     private final RandomGenerator rng;
     final Counters counters = new Counters();
     final Packet packet = new Packet();
+    /** ACK-11: unpacks received ACK bundles. */
+    final AckBundleReader ackBundles = new AckBundleReader();
     private final BaseHeader base = new BaseHeader();
     private final List<QueuePair> qps = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
@@ -55,6 +57,10 @@ public final class Engine {
     private final TimerHeap timers = new TimerHeap();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
+    /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
+    private long clockNs = Long.MIN_VALUE;
+    /** The driver sends gathered datagrams ({@link #gatherTransmit}). */
+    boolean gather;
     /** PATH-13: the engine-wide probe budget. */
     final ProbeBudget probeBudget;
     /** HINT-*: the receiver's grants. */
@@ -192,6 +198,34 @@ public final class Engine {
      * {@code ecn} (0-3; 3 = CE). The segment is only read during the call.
      */
     public void handleDatagram(long nowNs, MemorySegment seg, int length, int ecn) {
+        handleDatagram(nowNs, nowNs, seg, length, ecn);
+    }
+
+    /**
+     * Feeds one received datagram that arrived at {@code arrivalNs} and is handled at {@code nowNs}: a driver that
+     * drains a backlog (it was busy, or not scheduled) passes the time the kernel received each datagram, or
+     * handed its batch over. The datagram is processed as of its arrival: RTT samples, ACK timers and loss
+     * detection by time count from it, so time it spent waiting in the socket is not taken for network delay.
+     * {@code arrivalNs} is clamped into [the latest time this engine has been called with, {@code nowNs}], so
+     * the engine's time never runs backwards.
+     */
+    public void handleDatagram(long nowNs, long arrivalNs, MemorySegment seg, int length, int ecn) {
+        long at = arrivalNs - nowNs > 0 ? nowNs : arrivalNs;
+        if (clockNs != Long.MIN_VALUE && at - clockNs < 0) {
+            at = nowNs - clockNs < 0 ? nowNs : clockNs;
+        }
+        see(at);
+        handleAt(at, seg, length, ecn);
+    }
+
+    /** Remembers the latest time the engine was called with. */
+    private void see(long nowNs) {
+        if (nowNs - clockNs > 0 || clockNs == Long.MIN_VALUE) {
+            clockNs = nowNs;
+        }
+    }
+
+    private void handleAt(long nowNs, MemorySegment seg, int length, int ecn) {
         counters.inc(Counter.RX_PACKETS);
         counters.add(Counter.RX_BYTES, Math.max(0, length));
         try {
@@ -224,6 +258,7 @@ public final class Engine {
 
     /** Fires every timer due at {@code nowNs}; spurious calls are no-ops. O(log n) per QP due. */
     public void handleTimeout(long nowNs) {
+        see(nowNs);
         QueuePair qp;
         while ((qp = timers.peek()) != null && qp.cachedDeadline - nowNs <= 0) {
             qp.onTimeout(nowNs);
@@ -248,6 +283,7 @@ public final class Engine {
      * {@code tx}; returns its length, or 0 when nothing may be sent now.
      */
     public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
+        see(nowNs);
         if (cfg.txRateBps > 0 && txNextNs != Long.MIN_VALUE && txNextNs - nowNs > 0) {
             return 0; // the device's line rate: the next datagram may leave at txNextNs
         }
@@ -271,6 +307,16 @@ public final class Engine {
         return 0;
     }
 
+    /**
+     * With {@code on}, {@link #pollTransmit} may leave a data packet's payload in the registered region it comes
+     * from instead of copying it into {@code out}: {@link Transmit#payloadLength()} then says where it is, and the
+     * driver sends header, payload and CRC as one datagram (scatter-gather). Only payloads in native memory of at
+     * most 2 GiB are gathered; others are copied as without it. Off by default.
+     */
+    public void gatherTransmit(boolean on) {
+        gather = on;
+    }
+
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
         long d = timers.peekDeadline();
@@ -280,9 +326,9 @@ public final class Engine {
         return d;
     }
 
-    /** Largest datagram this engine produces: headers, one MTU of payload and the CRC. */
+    /** Largest datagram this engine produces: headers, one MTU of payload, the AUTH trailer and the CRC. */
     public int maxDatagramLength() {
-        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
     /**
@@ -296,7 +342,7 @@ public final class Engine {
     /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
     public static int bufferLength(EngineConfig cfg) {
         return cfg.elidePayload ? Packet.maxHeaderLength()
-                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu);
+                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
     void markReady(QueuePair qp) {

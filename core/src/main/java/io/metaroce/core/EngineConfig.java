@@ -42,6 +42,12 @@ public final class EngineConfig {
     public int minWindowBytes = 512;
     /** Largest congestion window per path, in packets (at most 256: the SACK bitmap). */
     public int maxWindowPackets = 256;
+    /**
+     * ACK-11: a QP that sends an ACK while other paths also have accepted packets not yet acknowledged puts them
+     * all into one ACK bundle datagram (on in {@code realNetworkDefaults}: each datagram is a kernel crossing).
+     * Off by default, so each path's ACK is its own datagram as in ACK-1. A receiver accepts bundles either way.
+     */
+    public boolean ackBundle = false;
     /** Accepted packets per path after which an ACK is sent. */
     public int ackEvery = 4;
     /** Longest an accepted packet waits for its ACK. */
@@ -113,6 +119,7 @@ public final class EngineConfig {
     public EngineConfig minWindowBytes(int v) { minWindowBytes = v; return this; }
     public EngineConfig maxWindowPackets(int v) { maxWindowPackets = v; return this; }
     public EngineConfig ackEvery(int v) { ackEvery = v; return this; }
+    public EngineConfig ackBundle(boolean v) { ackBundle = v; return this; }
     public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
     public EngineConfig reorderThreshold(int v) { reorderThreshold = v; return this; }
     public EngineConfig initialRtoNs(long v) { initialRtoNs = v; return this; }
@@ -151,6 +158,7 @@ public final class EngineConfig {
         c.initialWindowPackets = initialWindowPackets; c.maxWindowPackets = maxWindowPackets;
         c.initialWindowBytes = initialWindowBytes;
         c.minWindowBytes = minWindowBytes;
+        c.ackBundle = ackBundle;
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;

@@ -117,6 +117,7 @@ final class LossRecovery {
         long newlyBytes = 0;
         long newestSentNs = rack.newestAckedSentNs(0);
         boolean ackedAny = false; // some packet acknowledged whose send time REL-14 may use
+        long pathNewestSentNs = Long.MIN_VALUE; // PATH-16: the newest send time acknowledged on this path
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = psn & Path.MASK;
             byte st = p.recState[i];
@@ -145,6 +146,9 @@ final class LossRecovery {
                 rack.onSpuriousLoss();
             }
             if (st == Path.INFLIGHT) {
+                if (pathNewestSentNs == Long.MIN_VALUE || p.recSentNs[i] - pathNewestSentNs > 0) {
+                    pathNewestSentNs = p.recSentNs[i];
+                }
                 p.removeInflight(p.recBytes[i]);
                 newlyPackets++;
                 newlyBytes += p.recBytes[i];
@@ -159,6 +163,11 @@ final class LossRecovery {
         scanNewlyPackets = newlyPackets;
         scanAckedAny = ackedAny;
         scanNewestSentNs = newestSentNs;
+        SharedPath route = p.shared;
+        if (pathNewestSentNs != Long.MIN_VALUE && (route.newestDeliveredSentNs == Long.MIN_VALUE
+                || pathNewestSentNs - route.newestDeliveredSentNs > 0)) {
+            route.newestDeliveredSentNs = pathNewestSentNs;
+        }
         return newlyBytes;
     }
 
@@ -250,11 +259,24 @@ final class LossRecovery {
         c.count(Counter.SPURIOUS_TIMEOUTS);
     }
 
+    /** Send time of the oldest packet in flight on {@code p} ({@code Long.MAX_VALUE} when none). */
+    private static long oldestInflightSentNs(Path p) {
+        for (int psn = p.floor; psn != p.nextPsn; psn++) {
+            int i = psn & Path.MASK;
+            if (p.recState[i] == Path.INFLIGHT) {
+                return p.recSentNs[i];
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
     /** RTO-1..RTO-4 and PATH-2..PATH-4: the path's retransmission timer expired. */
     void onRto(Path p, long nowNs) {
         p.timeouts++;
         c.count(Counter.TIMEOUTS);
-        boolean first = !p.rtoUndoArmed;
+        // PATH-16: the route delivered something (of any QP) sent after the oldest packet this timeout declares lost
+        boolean routeAlive = p.shared.deliveredSince(oldestInflightSentNs(p));
+        boolean first = !routeAlive && !p.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
         if (first) {
             p.rtoUndoArmed = true;
             p.rtoAtNs = nowNs;
@@ -271,6 +293,12 @@ final class LossRecovery {
         p.backoff++;
         c.silentTimeouts++;
         p.lastProgressNs = nowNs;
+        if (routeAlive) {
+            // a loss on a working route: the window reacts as to a detected loss (CC-4), the path stays as it is
+            c.count(Counter.ROUTE_ALIVE_TIMEOUTS);
+            p.cc().onLoss(nowNs);
+            return;
+        }
         p.cc().onTimeout(nowNs, first);
         boolean congested = p.lastCeNs != Long.MIN_VALUE
                 && nowNs - p.lastCeNs <= 4 * Math.max(p.srttNs, c.cfg.minRtoNs);

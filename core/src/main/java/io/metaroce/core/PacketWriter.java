@@ -1,5 +1,7 @@
 package io.metaroce.core;
 
+import io.metaroce.core.auth.PacketAuth;
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
@@ -23,8 +25,16 @@ final class PacketWriter {
     private final DataHeader data = new DataHeader();
     private final ReadRequestHeader readReq = new ReadRequestHeader();
     private final AckHeader ack = new AckHeader();
+    private final AckBundleHeader bundle = new AckBundleHeader();
     private final NakHeader nak = new NakHeader();
     private final ProbeHeader probe = new ProbeHeader();
+    /** AUTH-*: the connection's authenticator (set by the QP), or null. */
+    PacketAuth auth;
+    // the data packet being written, when its payload stays in its region (Engine.gatherTransmit; never with AUTH,
+    // which seals the payload in the buffer)
+    private MemorySegment gatherSegment;
+    private long gatherOffset;
+    private int gatherLength;
 
     PacketWriter(QpCore c) {
         this.c = c;
@@ -35,11 +45,32 @@ final class PacketWriter {
                 .payloadLength(payloadLen).psn(psn).psnFloor(p.floor).srcQpn(c.qpn).timestampNs(nowNs);
     }
 
-    /** Seals {@code out[0, len)} with its CRC, fills {@code tx} and returns the datagram's length. */
+    /**
+     * Seals {@code out[0, len)} with its CRC (for a gathered data packet: the headers in {@code out} and the payload
+     * left in its region, {@link Transmit}), fills {@code tx} and returns the datagram's length.
+     */
     int finish(MemorySegment out, int len, Path p, int op, Transmit tx) {
         Packet packet = c.engine.packet;
-        int total = c.cfg.elidePayload ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
-                : packet.seal(out, len);
+        int total;
+        if (gatherLength > 0 && Opcode.isData(op)) {
+            int headers = len - gatherLength;
+            total = packet.sealGathered(out, headers, gatherSegment, gatherOffset, gatherLength);
+            tx.headerLength = headers;
+            tx.payloadSegment = gatherSegment;
+            tx.payloadOffset = gatherOffset;
+            tx.payloadLength = gatherLength;
+        } else {
+            if (auth != null) {
+                len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
+            }
+            total = c.cfg.elidePayload ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
+                    : packet.seal(out, len);
+            tx.headerLength = total - Packet.CRC_LENGTH;
+            tx.payloadSegment = null;
+            tx.payloadLength = 0;
+        }
+        gatherSegment = null;
+        gatherLength = 0;
         tx.peer = c.peer;
         tx.plane = p.plane;
         tx.pathId = p.id;
@@ -51,25 +82,80 @@ final class PacketWriter {
         return total;
     }
 
-    /** The path's ACK (ACK-*): cumulative PSN, SACK bitmap, CE count, echoed timestamp, grant. */
+    /**
+     * The path's ACK (ACK-*): cumulative PSN, SACK bitmap, CE count, echoed timestamp, grant. With
+     * {@link EngineConfig#ackBundle}, when other paths also have accepted packets not yet acknowledged, one ACK
+     * bundle (ACK-11) carries {@code p}'s acknowledgement first and theirs after it, in path order from {@code p}.
+     */
     int ack(long nowNs, Path p, MemorySegment out, Transmit tx) {
-        header(out, Opcode.ACK, 0, p, 0, 0, nowNs);
-        ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum)
-                .ceCount(c.cfg.mutation == Mutation.NO_ECN_ECHO ? 0 : p.rxCe).reserved(0)
-                .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(c, nowNs))
+        int others = c.cfg.ackBundle ? bundleMates(p) : 0;
+        c.count(Counter.TX_ACK_DATAGRAMS);
+        if (others == 0) {
+            header(out, Opcode.ACK, 0, p, 0, 0, nowNs);
+            ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(ceEcho(p)).reserved(0)
+                    .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(c, nowNs))
+                    .rxMsn(c.inbound.retireMsn);
+            for (int w = 0; w < 4; w++) {
+                ack.sackWord(w, p.rxSackWord(w));
+            }
+            if (c.cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
+                ack.sackWord(0, ack.sackWord(0) << 1); // test-only defect
+            }
+            acknowledged(p);
+            return finish(out, BaseHeader.LENGTH + AckHeader.LENGTH, p, Opcode.ACK, tx);
+        }
+        int entries = 1 + others;
+        header(out, Opcode.ACK_BUNDLE, 0, p, 0, entries * AckBundleHeader.ENTRY_LENGTH, nowNs);
+        bundle.wrap(out, BaseHeader.LENGTH).grantMbps(c.engine.grants.grantMbps(c, nowNs))
                 .rxMsn(c.inbound.retireMsn);
+        Path[] paths = c.paths;
+        int n = paths.length;
+        int e = 0;
+        for (int k = 0; k < n && e < entries; k++) {
+            int id = p.id + k;
+            Path q = paths[id >= n ? id - n : id];
+            if (k == 0 || q.ackNow || q.rxPending > 0) {
+                bundleEntry(e++, q);
+            }
+        }
+        return finish(out, BaseHeader.LENGTH + AckBundleHeader.LENGTH + entries * AckBundleHeader.ENTRY_LENGTH, p,
+                Opcode.ACK_BUNDLE, tx);
+    }
+
+    /** Paths other than {@code p} that an ACK bundle sent now would also acknowledge (at most what fits). */
+    private int bundleMates(Path p) {
+        int room = Math.min(c.paths.length, AckBundleHeader.maxEntries(c.engine.maxDatagramLength())) - 1;
+        int mates = 0;
+        for (Path q : c.paths) {
+            if (q != p && (q.ackNow || q.rxPending > 0) && mates < room) {
+                mates++;
+            }
+        }
+        return mates;
+    }
+
+    private void bundleEntry(int e, Path q) {
+        bundle.pathId(e, q.id).ceCount(e, ceEcho(q)).cumPsn(e, q.rxCum).echoTimestampNs(e, q.rxEchoTs);
         for (int w = 0; w < 4; w++) {
-            ack.sackWord(w, p.rxSackWord(w));
+            bundle.sackWord(e, w, q.rxSackWord(w));
         }
         if (c.cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
-            ack.sackWord(0, ack.sackWord(0) << 1); // test-only defect
+            bundle.sackWord(e, 0, bundle.sackWord(e, 0) << 1); // test-only defect
         }
+        acknowledged(q);
+    }
+
+    private int ceEcho(Path p) {
+        return c.cfg.mutation == Mutation.NO_ECN_ECHO ? 0 : p.rxCe;
+    }
+
+    /** The path's receive state has just been acknowledged: nothing is held back any more. */
+    private void acknowledged(Path p) {
         p.rxCe = 0;
         p.rxPending = 0;
         p.ackNow = false;
         p.ackDeadlineNs = Engine.NO_DEADLINE;
         c.count(Counter.TX_ACKS);
-        return finish(out, BaseHeader.LENGTH + AckHeader.LENGTH, p, Opcode.ACK, tx);
     }
 
     /** The oldest queued NAK. */
@@ -125,9 +211,18 @@ final class PacketWriter {
                 : (w.op == Opcode.WRITE || w.op == Opcode.WRITE_IMM) ? w.remoteVa + offset : 0;
         data.wrap(out, BaseHeader.LENGTH).msn(w.msn).messageLength(w.length).offset(offset).rkey(w.rkey).va(va)
                 .rsn(w.rsn).immediate(w.imm);
+        gatherLength = 0;
         if (payload > 0 && !c.cfg.elidePayload) {
-            MemorySegment.copy(w.local.segment(), w.localOffset + offset, out,
-                    BaseHeader.LENGTH + DataHeader.LENGTH, payload);
+            MemorySegment region = w.local.segment();
+            if (c.engine.gather && auth == null && region.isNative() && region.byteSize() <= Integer.MAX_VALUE) {
+                // scatter-gather: the payload leaves from the region itself (finish CRCs it there)
+                gatherSegment = region;
+                gatherOffset = w.localOffset + offset;
+                gatherLength = payload;
+            } else {
+                MemorySegment.copy(region, w.localOffset + offset, out, BaseHeader.LENGTH + DataHeader.LENGTH,
+                        payload);
+            }
         }
         return BaseHeader.LENGTH + DataHeader.LENGTH + payload + Packet.CRC_LENGTH;
     }

@@ -61,6 +61,9 @@ public final class Path {
     int rtoLowPsn;
     PathState stateBeforeRto;
     long spuriousTimeouts;
+    /** When the path's newest data packet left, and whether it asked for an immediate ACK (RTO-6). */
+    long lastTxNs;
+    boolean lastTxAckReq;
     /** A tail-loss probe went out since the last progress (RTO-6). */
     boolean tlpSent;
     /** RTO-8: when the last tail-loss probe was due; an ACK echoing a packet sent since settles the tail. */
@@ -270,12 +273,17 @@ public final class Path {
         return nextPsn - floor < WINDOW;
     }
 
-    /** RTO-6: when to send a tail-loss probe after the last progress, or -1 when none is due. */
-    long tailProbeDelayNs(long ackDelayNs) {
+    /**
+     * RTO-6: when to send a tail-loss probe, or {@link Engine#NO_DEADLINE} when none is due: after the later of the
+     * last progress and the newest transmission, {@code srtt + max(4 rttvar, srtt / 4)} when that transmission asked
+     * for an immediate ACK (ACK_REQ: the end of a message or a resend), else {@code 2 srtt + ackDelay}.
+     */
+    long tailProbeAtNs(long ackDelayNs) {
         if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
-            return -1;
+            return Engine.NO_DEADLINE;
         }
-        return 2 * srttNs + ackDelayNs;
+        long delay = lastTxAckReq ? srttNs + Math.max(4 * rttvarNs, srttNs / 4) : 2 * srttNs + ackDelayNs;
+        return (lastTxNs - lastProgressNs > 0 ? lastTxNs : lastProgressNs) + delay;
     }
 
     /**
@@ -323,6 +331,8 @@ public final class Path {
     public long inflightBytes() { return inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return srttNs; }
+    public long rttvarNs() { return rttvarNs; }
+    public long minRttNs() { return minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
     public long rtoNs() { return baseRtoNs(Long.MAX_VALUE); }
     public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }

@@ -38,9 +38,9 @@ final class QpTimers {
                 if (rto < d) {
                     d = rto;
                 }
-                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
-                if (tlp >= 0 && p.lastProgressNs + tlp < d) {
-                    d = p.lastProgressNs + tlp;
+                long tlp = p.tailProbeAtNs(cfg.ackDelayNs);
+                if (tlp < d) {
+                    d = tlp;
                 }
             }
             if (p.probeDeadlineNs < d) {
@@ -85,8 +85,8 @@ final class QpTimers {
             if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
                 recovery.onRto(p, nowNs);
             } else {
-                long tlp = p.tailProbeDelayNs(cfg.ackDelayNs);
-                if (tlp >= 0 && p.lastProgressNs + tlp - nowNs <= 0) {
+                long tlp = p.tailProbeAtNs(cfg.ackDelayNs);
+                if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
                     // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                     p.tlpSent = true;
                     p.tlpAtNs = nowNs;

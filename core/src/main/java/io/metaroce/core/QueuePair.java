@@ -1,5 +1,7 @@
 package io.metaroce.core;
 
+import io.metaroce.core.auth.AuthKeys;
+import io.metaroce.core.auth.PacketAuth;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
@@ -34,7 +36,10 @@ public final class QueuePair {
     private final LossRecovery recovery;
     private final TransmitScheduler scheduler;
     private final QpTimers timers;
+    private final PacketWriter writer;
     private final BaseHeader base = new BaseHeader();
+    /** AUTH-*: this connection's packet authenticator, or null (no authentication). */
+    private PacketAuth auth;
 
     boolean inReady;
     /** PATH-15: waiting in its peer's list for room in a shared window. */
@@ -51,7 +56,8 @@ public final class QueuePair {
         this.rack = new Rack(c);
         this.prober = new PathProber(c);
         this.recovery = new LossRecovery(c, rack, prober);
-        this.scheduler = new TransmitScheduler(c, new PacketWriter(c), prober);
+        this.writer = new PacketWriter(c);
+        this.scheduler = new TransmitScheduler(c, writer, prober);
         this.timers = new QpTimers(c, recovery, rack, prober, scheduler);
     }
 
@@ -75,6 +81,26 @@ public final class QueuePair {
     public int postedReceives() { return c.rq.count; }
     /** The latest rate granted by the peer in bits/s (0 = none). */
     public long grantBps() { return c.grantBps; }
+    /** Whether this QP's packets are authenticated (AUTH-1). */
+    public boolean authenticated() { return auth != null; }
+    /** Whether this QP's payloads are encrypted (AUTH-5). */
+    public boolean encrypted() { return auth != null && auth.encrypts(); }
+
+    /**
+     * AUTH-1: authenticates every packet of this connection with {@code keys} (derived by the connection manager,
+     * AUTH-3, or configured by the application). Only in RESET or INIT, before the peer is known; both sides must
+     * do it with matching keys. A reset forgets the keys: a reconnected QP needs new ones.
+     */
+    public void enableAuth(AuthKeys keys) {
+        if (c.state != QpState.RESET && c.state != QpState.INIT) {
+            throw new IllegalStateException("QP " + c.qpn + ": authentication is set before RTR, not in " + c.state);
+        }
+        if (c.cfg.elidePayload) {
+            throw new IllegalStateException("authentication needs real payloads (elidePayload is on)");
+        }
+        auth = new PacketAuth(keys, c.paths.length);
+        writer.auth = auth;
+    }
 
     // =====================================================================================================
     // State machine (spec VERBS-6)
@@ -145,6 +171,8 @@ public final class QueuePair {
         c.nextMsn = 0;
         c.nextRsn = 0;
         c.grantBps = 0;
+        auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
+        writer.auth = null;
         // A reconnected QP starts its MSN, RSN and queue serials afresh (serials index by MSN).
         c.sq.reset();
         c.rsq.reset();
@@ -261,6 +289,16 @@ public final class QueuePair {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
+        if (auth != null) {
+            int r = auth.open(seg, length, pathId); // AUTH-6, AUTH-7: before any other field is trusted
+            if (r != PacketAuth.OK) {
+                c.count(r == PacketAuth.REPLAY ? Counter.DROP_REPLAY : Counter.DROP_AUTH);
+                return;
+            }
+        } else if (length != Packet.datagramLength(base.opcode(), base.payloadLength())) {
+            c.count(Counter.DROP_AUTH); // AUTH-8: an authenticated packet on a connection without keys
+            return;
+        }
         if (!c.running()) {
             c.count(Counter.DROP_QP_NOT_READY);
             return;
@@ -269,6 +307,7 @@ public final class QueuePair {
         int op = base.opcode();
         switch (op) {
             case Opcode.ACK -> recovery.onAck(nowNs, p, seg);
+            case Opcode.ACK_BUNDLE -> engine.ackBundles.read(nowNs, c, seg, recovery);
             case Opcode.NAK -> recovery.onNak(nowNs, p, seg);
             case Opcode.PROBE -> prober.onProbe(p, seg);
             case Opcode.PROBE_REPLY -> prober.onProbeReply(nowNs, p, seg);

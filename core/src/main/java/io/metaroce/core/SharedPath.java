@@ -17,6 +17,8 @@ public final class SharedPath {
     /** Smallest RTT sample on this route (CC-4). */
     long minRttNs;
     long lastCeNs = Long.MIN_VALUE;
+    /** PATH-16: send time of the most recently sent packet, of any QP, acknowledged on the route (MIN_VALUE: none). */
+    long newestDeliveredSentNs = Long.MIN_VALUE;
     long inflightBytes;
     int inflightPackets;
     /** When the route may take its next data packet (CC-5, CC-10). */
@@ -56,6 +58,14 @@ public final class SharedPath {
             return true;
         }
         return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
+    }
+
+    /**
+     * PATH-16: whether the route delivered a packet, of any QP sharing it, sent after {@code sentNs}: then a timeout
+     * of a packet sent at {@code sentNs} is that packet's loss, not the route's failure.
+     */
+    public boolean deliveredSince(long sentNs) {
+        return newestDeliveredSentNs != Long.MIN_VALUE && newestDeliveredSentNs - sentNs > 0;
     }
 
     /** Starts the controller the first time a QP starts sending on the route; later QPs join its state. */

@@ -83,7 +83,9 @@ final class TransmitScheduler {
         }
         Path probe = prober.nextProbe(nowNs);
         if (probe != null) {
-            return writer.probe(nowNs, probe, out, tx);
+            int len = probe.state == PathState.ACTIVE && probe.tlpCheck && c.state == QpState.RTS
+                    ? tailCopy(nowNs, probe, out, tx) : 0;
+            return len > 0 ? len : writer.probe(nowNs, probe, out, tx);
         }
         if (c.state != QpState.RTS) {
             return 0;
@@ -153,6 +155,7 @@ final class TransmitScheduler {
         c.advanceFloor(p, nowNs); // the packet carries the current floor (REL-5), past lost records no longer held
         int len = writer.data(nowNs, p, w, seg, retransmit, out);
         record(nowNs, p, q, w, seg, attempt, len);
+        p.lastTxAckReq = retransmit || seg == w.segments - 1; // what PacketWriter flags ACK_REQ
         if (retransmit) {
             p.retransmits++;
             c.count(Counter.RETRANSMITS);
@@ -161,6 +164,40 @@ final class TransmitScheduler {
         c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
         pace(nowNs, p, len);
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
+    }
+
+    /**
+     * RTO-6: a tail-loss probe carries the path's newest unacknowledged segment again, at the path's next PSN (a
+     * tail copy): if that packet was lost, the copy completes its message one round trip after the probe instead of
+     * two, and its ACK settles the path's tail as a PROBE's would (RTO-8). It is not a retry (REL-8); it goes only
+     * within the window. Returns 0 when the path has no such segment or no room (a PROBE goes instead).
+     */
+    private int tailCopy(long nowNs, Path p, MemorySegment out, Transmit tx) {
+        if (!windowOpen(p)) {
+            return 0;
+        }
+        for (int psn = p.nextPsn - 1; psn - p.floor >= 0; psn--) {
+            int i = psn & Path.MASK;
+            if (p.recState[i] != Path.INFLIGHT) {
+                continue;
+            }
+            int q = p.recQueue[i];
+            SendWqe w = c.queue(q).live(p.recSerial[i]);
+            int seg = p.recSeg[i];
+            if (w == null || w.done || SendWqe.bit(w.acked, seg)) {
+                continue;
+            }
+            int attempt = p.recAttempt[i];
+            c.advanceFloor(p, nowNs);
+            int len = writer.data(nowNs, p, w, seg, true, out);
+            record(nowNs, p, q, w, seg, attempt, len);
+            p.lastTxAckReq = true;
+            c.count(Counter.TAIL_COPIES);
+            c.count(Counter.TX_DATA_PACKETS);
+            c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
+            return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
+        }
+        return 0;
     }
 
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing has its own timer). */
@@ -179,6 +216,7 @@ final class TransmitScheduler {
         p.recBytes[i] = len;
         p.recAttempt[i] = attempt;
         p.recSentNs[i] = nowNs;
+        p.lastTxNs = nowNs;
         if (p.inflightPackets == 0 && p.rackStreak == 0) {
             // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
             p.lastProgressNs = nowNs;

@@ -55,6 +55,7 @@ final class ChannelUdp implements UdpSocket {
         int sent = 0;
         for (int k = 0; k < n; k++) {
             int i = indices[k];
+            batch.flatten(i); // a DatagramChannel sends one buffer: gathered payloads are copied into the slot
             ByteBuffer b = v[i];
             b.clear().limit(batch.length[i]);
             if (batch.addr[i] != lastAddr || batch.port[i] != lastPort) { // one peer per run: reuse it
@@ -89,6 +90,7 @@ final class ChannelUdp implements UdpSocket {
                 break;
             }
             batch.length[n] = b.position();
+            batch.arrivalNs[n] = System.nanoTime(); // handed over now (a DatagramChannel reports no kernel time)
             if (from.getAddress() instanceof Inet4Address a4) {
                 batch.addr[n] = Ipv4.of(a4);
             }

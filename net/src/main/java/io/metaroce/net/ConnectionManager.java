@@ -34,6 +34,10 @@ final class ConnectionManager implements CmHost {
 
     private final Device device;
     private final SplittableRandom rng;
+    /** AUTH-9: the pre-shared key, or null; AUTH-3: connection ids then come from a secure generator. */
+    private final byte[] authKey;
+    private final boolean encrypt;
+    private final java.security.SecureRandom secureRandom;
     final PacketBatch batch;
     final int[] index0 = {0};
     final LinkedBlockingQueue<DeviceQp> accepted = new LinkedBlockingQueue<>();
@@ -46,8 +50,11 @@ final class ConnectionManager implements CmHost {
     private DeviceCq listenScq;
     private DeviceCq listenRcq;
 
-    ConnectionManager(Device device) {
+    ConnectionManager(Device device, byte[] authKey, boolean encrypt) {
         this.device = device;
+        this.authKey = authKey;
+        this.encrypt = encrypt;
+        this.secureRandom = authKey == null ? null : new java.security.SecureRandom();
         this.rng = new SplittableRandom(device.engine().hashCode() ^ System.nanoTime());
         this.batch = new PacketBatch(device.arena(), 1, 2048);
         this.cm = new CmEndpoint(this, new CmSettings(FIRST_RETRY_NS, MAX_BACKOFF_NS, Integer.MAX_VALUE,
@@ -72,7 +79,7 @@ final class ConnectionManager implements CmHost {
             return;
         }
         long now = System.nanoTime();
-        long cid = rng.nextLong();
+        long cid = secureRandom != null ? secureRandom.nextLong() : rng.nextLong();
         qps.put(qp.qpn(), qp);
         connecting.put(cid, f);
         servers.put(cid, server.toString());
@@ -107,6 +114,16 @@ final class ConnectionManager implements CmHost {
     }
 
     // ------------------------------------------------------------------ CmHost
+
+    @Override
+    public byte[] authKey() {
+        return authKey;
+    }
+
+    @Override
+    public boolean encryptPayloads() {
+        return encrypt;
+    }
 
     @Override
     public QueuePair newQp() {

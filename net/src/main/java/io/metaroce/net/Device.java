@@ -65,7 +65,7 @@ public final class Device implements AutoCloseable {
         this.engine = new Engine(cfg, new SplittableRandom(o.seed));
         this.sockets = new SocketSet(o.planes, o.port, o.basePort, cfg.paths, opener(o));
         try {
-            this.cm = new ConnectionManager(this);
+            this.cm = new ConnectionManager(this, o.authKey, o.encrypt);
             this.agent = new IoAgent(engine, sockets, new IoAgent.ControlPlane() {
                 @Override
                 public void handle(long nowNs, MemorySegment dgram, int len, int fromAddr, int fromPort) {
@@ -380,7 +380,7 @@ public final class Device implements AutoCloseable {
 
     /** A snapshot of the device's counters and every QP's paths, taken on the agent thread. */
     public DeviceStats stats() {
-        return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps));
+        return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps, cm.counters()));
     }
 
     // ------------------------------------------------------------------ for the connection manager

@@ -54,20 +54,23 @@ public final class DeviceOptions {
     LinkRate linkRate = LinkRate.system();
     long stallClampNs = 2_000_000;
     String name = "metaroce";
+    byte[] authKey;
+    boolean encrypt;
 
     public DeviceOptions() {
     }
 
     /**
      * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
-     * of a few milliseconds are not taken for loss or failure. No device rate is set here: a device opened with
+     * of a few milliseconds are not taken for loss or failure, and ACK bundles (ACK-11: one ACK datagram per QP
+     * and receive batch instead of one per path, since every datagram is a kernel crossing). No device rate is set here: a device opened with
      * {@link #rateFromLink} (the default) paces at its links' line rate where the kernel reports one, and
      * otherwise leaves the rates off ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
-                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64);
+                .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true);
     }
 
     /** One local address per plane, in plane order. */
@@ -119,6 +122,20 @@ public final class DeviceOptions {
      * thread per side and no hand-offs: the lowest latency on few cores. Default {@code true}.
      */
     public DeviceOptions agentThread(boolean on) { agentThread = on; return this; }
+    /**
+     * AUTH-9: authenticate every connection of this device with keys derived from {@code preSharedKey} (16..64
+     * bytes, the same on both devices, provisioned out of band: docs/spec/10-auth.md); null (the default) for none.
+     * A device with a key accepts only authenticated connections.
+     */
+    public DeviceOptions authKey(byte[] preSharedKey) {
+        if (preSharedKey != null) {
+            io.metaroce.core.auth.AuthKeys.checkPsk(preSharedKey);
+        }
+        authKey = preSharedKey == null ? null : preSharedKey.clone();
+        return this;
+    }
+    /** AUTH-5: with {@link #authKey}, ask for encrypted payloads too (granted when the peer asks as well). */
+    public DeviceOptions encrypt(boolean on) { encrypt = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

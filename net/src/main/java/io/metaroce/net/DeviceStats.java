@@ -12,11 +12,12 @@ import java.util.Map;
 
 /**
  * A snapshot of a device: engine counters, datapath counters and, per QP and path, RTT, window, ECN echoes,
- * retransmits and health (what {@code metaroce stats} prints).
+ * retransmits and health, and the connection manager's counters by name (CTR-7: {@code CM_RX_PACKETS},
+ * {@code CM_DROP_*}, {@code CM_ESTABLISHED} ...) (what {@code metaroce stats} prints).
  */
 public record DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
                           long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles,
-                          List<QpStats> qps, Datapath datapath) {
+                          List<QpStats> qps, Datapath datapath, Map<String, Long> cmCounters) {
     /**
      * How the datagrams crossed the kernel: receive buffers (a GRO buffer holds several datagrams) and truncated
      * ones dropped; send calls, messages (a GSO run is one), datagrams and GSO runs; stalls of the agent left
@@ -48,20 +49,31 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
     public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
                        long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps) {
         this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
-                Datapath.NONE);
+                Datapath.NONE, Map.of());
+    }
+
+    /** A snapshot without connection-manager counters (a file written before they existed, or a tool without a CM). */
+    public DeviceStats(String transport, Map<Counter, Long> counters, long rxDatagrams, long txDatagrams,
+                       long txSendDrops, long injectedDrops, long cmPackets, long dutyCycles, List<QpStats> qps,
+                       Datapath datapath) {
+        this(transport, counters, rxDatagrams, txDatagrams, txSendDrops, injectedDrops, cmPackets, dutyCycles, qps,
+                datapath, Map.of());
     }
 
     /** One QP. */
     public record QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters) {
     }
 
-    /** One path of a QP. */
+    /**
+     * One path of a QP: {@code txBytes} counts the datagram bytes sent on it (first sends and resends, headers
+     * included), as the engine's {@code TX_BYTES} counts them for the device.
+     */
     public record PathStats(int id, int plane, String state, long srttNs, long cwndBytes, long inflightBytes,
-                            long txPackets, long retransmits, long timeouts, long ecnEchoes, long sackGaps,
-                            long failures) {
+                            long txPackets, long txBytes, long retransmits, long timeouts, long ecnEchoes,
+                            long sackGaps, long failures) {
     }
 
-    static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps) {
+    static DeviceStats of(Device d, IoAgent a, SocketSet s, Engine e, List<DeviceQp> qps, Map<String, Long> cm) {
         List<QpStats> list = new ArrayList<>();
         for (DeviceQp dq : qps) {
             QueuePair q = dq.qp;
@@ -69,8 +81,8 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
             for (int i = 0; i < q.pathCount(); i++) {
                 Path p = q.path(i);
                 ps.add(new PathStats(p.id(), p.plane(), p.state().name(), p.srttNs(), p.cwndBytes(),
-                        p.inflightBytes(), p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(),
-                        p.sackGaps(), p.failures()));
+                        p.inflightBytes(), p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(),
+                        p.ecnEchoes(), p.sackGaps(), p.failures()));
             }
             list.add(new QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
         }
@@ -79,7 +91,7 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 ss.gsoMessages, ss.gsoSegments, a.clock().stalls(), a.clock().stalledNs(), s.basePort, s.txSockets(),
                 s.connectedSockets(), d.groActive(), d.rateSummary());
         return new DeviceStats(d.transportName(), e.counters().snapshot(), a.rxDatagrams, a.txDatagrams,
-                a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp);
+                a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp, cm);
     }
 
     /** A human-readable table. */
@@ -97,14 +109,23 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 datapath.rxTruncated(), datapath.stalls(), datapath.stalledNs() / 1e6, datapath.basePort(),
                 datapath.sendSockets(), datapath.connectedSockets(), datapath.rates()));
         counters.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v)));
+        if (!cmCounters.isEmpty()) {
+            b.append("connection manager (CTR-7):\n");
+            cmCounters.forEach((k, v) -> {
+                if (v != 0) {
+                    b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v));
+                }
+            });
+        }
         for (QpStats q : qps) {
             b.append(String.format(Locale.ROOT, "QP %d -> %d %s%n", q.qpn(), q.remoteQpn(), q.state()));
-            b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %8s %8s %8s %8s%n", "path",
-                    "plane", "state", "srtt_us", "cwnd", "inflight", "tx_pkts", "retx", "rto", "ecn", "gaps"));
+            b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %12s %8s %8s %8s %8s%n", "path",
+                    "plane", "state", "srtt_us", "cwnd", "inflight", "tx_pkts", "tx_bytes", "retx", "rto", "ecn",
+                    "gaps"));
             for (PathStats p : q.paths()) {
-                b.append(String.format(Locale.ROOT, "  %4d %5d %-8s %9.1f %10d %10d %10d %8d %8d %8d %8d%n",
+                b.append(String.format(Locale.ROOT, "  %4d %5d %-8s %9.1f %10d %10d %10d %12d %8d %8d %8d %8d%n",
                         p.id(), p.plane(), p.state(), p.srttNs() / 1e3, p.cwndBytes(), p.inflightBytes(),
-                        p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps()));
+                        p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps()));
             }
         }
         return b.toString();

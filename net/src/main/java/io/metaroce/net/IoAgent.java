@@ -63,6 +63,7 @@ final class IoAgent {
     private int rxEcn;
     private int rxAddr;
     private int rxPort;
+    private long rxArrivalNs;
 
     // statistics: written here, read on this thread (stats calls) or as a racy snapshot
     long rxDatagrams;
@@ -92,6 +93,7 @@ final class IoAgent {
         this.bySocket = new int[batch][batch];
         this.countBySocket = new int[batch];
         this.doorbells = new MpscAtomicArrayQueue<>(Math.max(1024, maxQps));
+        engine.gatherTransmit(true); // every socket sends the pieces (LinuxUdp as iovecs, ChannelUdp flattened)
     }
 
     /** The engine's clock (stall-clamped), as of the last duty cycle. */
@@ -166,6 +168,7 @@ final class IoAgent {
                     rxEcn = rxBatch.ecn[i];
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
+                    rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
                     taken += splitter.split(i, rxBatch.length[i], rxBatch.segmentSize[i], deliver);
                 }
                 work += n;
@@ -188,7 +191,7 @@ final class IoAgent {
             injectedDrops++;
             return;
         }
-        engine.handleDatagram(nowNs, dgram, len, rxEcn);
+        engine.handleDatagram(nowNs, rxArrivalNs, dgram, len, rxEcn); // processed as of its arrival
     }
 
     /** Drains the engine's transmits, a batch at a time, each batch one send call per socket it uses. */
@@ -204,6 +207,13 @@ final class IoAgent {
                 }
                 int peer = tx.peer();
                 txBatch.length[n] = len;
+                int gathered = tx.payloadLength();
+                txBatch.gatherLength[n] = gathered;
+                if (gathered > 0) { // the payload leaves from its registered region (scatter-gather send)
+                    txBatch.headerLength[n] = tx.headerLength();
+                    txBatch.gatherSegment[n] = tx.payloadSegment();
+                    txBatch.gatherOffset[n] = tx.payloadOffset();
+                }
                 txBatch.addr[n] = sockets.peerAddr(peer, tx.plane());
                 txBatch.port[n] = sockets.peerPort(peer);
                 int s = sockets.txIndex(peer, tx.pathId());

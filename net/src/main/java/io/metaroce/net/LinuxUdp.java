@@ -62,8 +62,15 @@ final class LinuxUdp implements UdpSocket {
     private static final int MSG_FLAGS = 48;
     private static final int MSG_LEN = 56;
     private static final int IOVEC_SIZE = 16;
+    /** Most iovecs one datagram needs: headers, gathered payload, CRC. */
+    private static final int IOV_PER_DATAGRAM = 3;
     private static final int SOCKADDR_SIZE = 16;
-    private static final int CONTROL_SIZE = 64;
+    /** Control buffer per message: IP_TOS (24 bytes), UDP_GRO (24), SO_TIMESTAMPNS (32), room to spare. */
+    private static final int CONTROL_SIZE = 128;
+    /** SO_TIMESTAMPNS (= SCM_TIMESTAMPNS): the kernel's receive time of each datagram, CLOCK_REALTIME. */
+    private static final int SO_TIMESTAMPNS = 35;
+    private static final int CLOCK_REALTIME = 0;
+    private static final int CLOCK_MONOTONIC = 1;
 
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -75,7 +82,8 @@ final class LinuxUdp implements UdpSocket {
     /** The native functions, or the reason they are missing. */
     private record Native(MethodHandle socket, MethodHandle setsockopt, MethodHandle bind,
                           MethodHandle connect, MethodHandle getsockname, MethodHandle sendmmsg, MethodHandle recvmmsg,
-                          MethodHandle close, StructLayout capture, VarHandle errno, String unavailable) {
+                          MethodHandle close, MethodHandle clockGettime, StructLayout capture, VarHandle errno,
+                          String unavailable) {
         @SuppressWarnings("restricted")
         static Native load() {
             try {
@@ -104,6 +112,8 @@ final class LinuxUdp implements UdpSocket {
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), err),
                         linker.downcallHandle(libc.find("close").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
+                        linker.downcallHandle(libc.find("clock_gettime").orElseThrow(),
+                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
                         capture, errno, null);
             } catch (RuntimeException | Error e) {
                 return unavailable(e.toString());
@@ -111,7 +121,7 @@ final class LinuxUdp implements UdpSocket {
         }
 
         static Native unavailable(String why) {
-            return new Native(null, null, null, null, null, null, null, null, null, null, why);
+            return new Native(null, null, null, null, null, null, null, null, null, null, null, why);
         }
     }
 
@@ -145,6 +155,10 @@ final class LinuxUdp implements UdpSocket {
     private MemorySegment rxAddr;
     private MemorySegment rxControl;
     private PacketBatch rxFor;
+    /** Received datagrams carry the kernel's receive time (SO_TIMESTAMPNS). */
+    private boolean stamps;
+    private MemorySegment realtime;
+    private MemorySegment monotonic;
 
     LinuxUdp(InetSocketAddress bindTo, int bufferBytes, boolean wantGro, boolean reusePort) throws IOException {
         this(bindTo, bufferBytes, wantGro, reusePort, false);
@@ -175,6 +189,7 @@ final class LinuxUdp implements UdpSocket {
             setInt(IPPROTO_IP, IP_TOS, 2, "IP_TOS (ECT(0))");
             setInt(IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
             gro = wantGro && trySetInt(IPPROTO_UDP, UDP_GRO, 1);
+            stamps = trySetInt(SOL_SOCKET, SO_TIMESTAMPNS, 1);
             MemorySegment sa = arena.allocate(SOCKADDR_SIZE);
             writeSockaddr(sa, 0, bindTo.getAddress(), bindTo.getPort());
             call(NATIVE.bind, "bind to " + bindTo, fd, sa, SOCKADDR_SIZE);
@@ -260,12 +275,10 @@ final class LinuxUdp implements UdpSocket {
             return;
         }
         txHdrs = arena.allocate((long) MMSG_SIZE * b.capacity, 8);
-        txIov = arena.allocate((long) IOVEC_SIZE * b.capacity, 8);
+        // up to three iovecs per datagram: headers, payload in its region, CRC (a gathered one, Transmit)
+        txIov = arena.allocate((long) IOVEC_SIZE * IOV_PER_DATAGRAM * b.capacity, 8);
         txAddr = arena.allocate((long) SOCKADDR_SIZE * b.capacity, 8);
-        for (int i = 0; i < b.capacity; i++) {
-            txIov.set(LONG, (long) i * IOVEC_SIZE, b.slots[i].address());
-        }
-        txGsoIov = arena.allocate((long) IOVEC_SIZE * b.capacity, 8);
+        txGsoIov = arena.allocate((long) IOVEC_SIZE * IOV_PER_DATAGRAM * b.capacity, 8);
         txGsoControl = arena.allocate((long) CONTROL_SIZE * b.capacity, 8);
         msgSegments = new int[b.capacity];
         txFor = b;
@@ -318,17 +331,17 @@ final class LinuxUdp implements UdpSocket {
             }
             txHdrs.set(INT, h + MSG_FLAGS, 0);
             if (run == 1) {
-                txIov.set(LONG, (long) i * IOVEC_SIZE + 8, len);
-                txHdrs.set(LONG, h + MSG_IOV, txIov.address() + (long) i * IOVEC_SIZE);
-                txHdrs.set(LONG, h + MSG_IOVLEN, 1L);
+                long iov = (long) i * IOV_PER_DATAGRAM * IOVEC_SIZE;
+                int count = iovecs(txIov, iov, batch, i);
+                txHdrs.set(LONG, h + MSG_IOV, txIov.address() + iov);
+                txHdrs.set(LONG, h + MSG_IOVLEN, (long) count);
                 txHdrs.set(LONG, h + MSG_CONTROL, 0L);
                 txHdrs.set(LONG, h + MSG_CONTROLLEN, 0L);
             } else {
-                long iov = (long) k * IOVEC_SIZE;
+                long iov = (long) k * IOV_PER_DATAGRAM * IOVEC_SIZE;
+                int count = 0;
                 for (int r = 0; r < run; r++) {
-                    int j = indices[k + r];
-                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE, batch.slots[j].address());
-                    txGsoIov.set(LONG, iov + (long) r * IOVEC_SIZE + 8, batch.length[j]);
+                    count += iovecs(txGsoIov, iov + (long) count * IOVEC_SIZE, batch, indices[k + r]);
                 }
                 long c = (long) msgs * CONTROL_SIZE;
                 txGsoControl.set(LONG, c, 18L); // CMSG_LEN(sizeof(uint16_t))
@@ -336,7 +349,7 @@ final class LinuxUdp implements UdpSocket {
                 txGsoControl.set(INT, c + 12, UDP_SEGMENT);
                 txGsoControl.set(ValueLayout.JAVA_SHORT_UNALIGNED, c + 16, (short) len);
                 txHdrs.set(LONG, h + MSG_IOV, txGsoIov.address() + iov);
-                txHdrs.set(LONG, h + MSG_IOVLEN, (long) run);
+                txHdrs.set(LONG, h + MSG_IOVLEN, (long) count);
                 txHdrs.set(LONG, h + MSG_CONTROL, txGsoControl.address() + c);
                 txHdrs.set(LONG, h + MSG_CONTROLLEN, 24L); // CMSG_SPACE(sizeof(uint16_t))
             }
@@ -350,8 +363,9 @@ final class LinuxUdp implements UdpSocket {
             int r;
             st.sendCalls++;
             try {
-                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, txHdrs.asSlice((long) sentMsgs * MMSG_SIZE),
-                        msgs - sentMsgs, 0);
+                // the whole array on the first call (a slice is an object: only after a partial send)
+                MemorySegment from = sentMsgs == 0 ? txHdrs : txHdrs.asSlice((long) sentMsgs * MMSG_SIZE);
+                r = (int) NATIVE.sendmmsg.invokeExact(errState, fd, from, msgs - sentMsgs, 0);
             } catch (Throwable t) {
                 throw new IOException("sendmmsg failed: " + t, t);
             }
@@ -386,6 +400,28 @@ final class LinuxUdp implements UdpSocket {
         }
         st.datagrams += sent;
         return sent;
+    }
+
+    /**
+     * Writes the iovecs of datagram {@code i} of {@code b} at {@code iov[at]}: its slot, or for a gathered one the
+     * slot's headers, the payload in its region and the slot's CRC. Returns how many (1 or 3).
+     */
+    private static int iovecs(MemorySegment iov, long at, PacketBatch b, int i) {
+        long slot = b.slots[i].address();
+        int g = b.gatherLength[i];
+        if (g == 0) {
+            iov.set(LONG, at, slot);
+            iov.set(LONG, at + 8, b.length[i]);
+            return 1;
+        }
+        int h = b.headerLength[i];
+        iov.set(LONG, at, slot);
+        iov.set(LONG, at + 8, h);
+        iov.set(LONG, at + IOVEC_SIZE, b.gatherAddress(i));
+        iov.set(LONG, at + IOVEC_SIZE + 8, g);
+        iov.set(LONG, at + 2 * IOVEC_SIZE, slot + h);
+        iov.set(LONG, at + 2 * IOVEC_SIZE + 8, b.length[i] - h - g);
+        return 3;
     }
 
     private void prepareRx(PacketBatch b) {
@@ -431,8 +467,13 @@ final class LinuxUdp implements UdpSocket {
             }
             throw new IOException("recvmmsg failed: errno " + e + " (" + Errno.name(e) + ")");
         }
+        // arrival times on System.nanoTime's clock (CLOCK_MONOTONIC): the kernel's stamp where there is one,
+        // else now (the moment the batch was handed over)
+        long handedOver = System.nanoTime();
+        long realtimeOffset = stamps ? realtimeMinusMonotonic() : 0;
         for (int i = 0; i < r; i++) {
             long h = (long) i * MMSG_SIZE;
+            batch.arrivalNs[i] = handedOver;
             batch.length[i] = rxHdrs.get(INT, h + MSG_LEN);
             long sa = (long) i * SOCKADDR_SIZE;
             batch.port[i] = Short.toUnsignedInt(rxAddr.get(BE_SHORT, sa + 2));
@@ -456,12 +497,35 @@ final class LinuxUdp implements UdpSocket {
                     batch.ecn[i] = rxControl.get(ValueLayout.JAVA_BYTE, base + off + 16) & 3;
                 } else if (level == IPPROTO_UDP && type == UDP_GRO && len >= 20) {
                     batch.segmentSize[i] = rxControl.get(INT, base + off + 16);
+                } else if (level == SOL_SOCKET && type == SO_TIMESTAMPNS && len >= 32 && realtimeOffset != 0) {
+                    long at = rxControl.get(LONG, base + off + 16) * 1_000_000_000L
+                            + rxControl.get(LONG, base + off + 24) - realtimeOffset;
+                    batch.arrivalNs[i] = at - handedOver < 0 ? at : handedOver;
                 }
                 off += (len + 7) & ~7L;
             }
         }
         batch.count = r;
         return r;
+    }
+
+    /** CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns (0 when the clocks cannot be read). */
+    private long realtimeMinusMonotonic() {
+        if (realtime == null) {
+            realtime = arena.allocate(16, 8);
+            monotonic = arena.allocate(16, 8);
+        }
+        try {
+            int a = (int) NATIVE.clockGettime.invokeExact(CLOCK_REALTIME, realtime);
+            int b = (int) NATIVE.clockGettime.invokeExact(CLOCK_MONOTONIC, monotonic);
+            if (a != 0 || b != 0) {
+                return 0;
+            }
+        } catch (Throwable t) {
+            return 0;
+        }
+        return (realtime.get(LONG, 0) - monotonic.get(LONG, 0)) * 1_000_000_000L
+                + realtime.get(LONG, 8) - monotonic.get(LONG, 8);
     }
 
     @Override

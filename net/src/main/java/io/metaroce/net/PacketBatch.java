@@ -22,6 +22,20 @@ final class PacketBatch {
     /** Received only: the datagram was longer than its slot and arrived cut short (MSG_TRUNC). */
     final boolean[] truncated;
     final int[] socket;
+    /**
+     * Received only: when the datagram arrived, on {@link System#nanoTime()}'s clock: the kernel's receive time
+     * where the socket reports it (SO_TIMESTAMPNS), else when the receive call handed the batch over.
+     */
+    final long[] arrivalNs;
+    /**
+     * Transmit only: payload bytes of slot i left in a registered region ({@code Engine.gatherTransmit}); 0 when the
+     * slot holds the whole datagram. When not 0 the datagram is slot[0, headerLength) + the payload +
+     * slot[headerLength, headerLength + 4) (the CRC), and {@code length} counts all three.
+     */
+    final int[] gatherLength;
+    final int[] headerLength;
+    final MemorySegment[] gatherSegment;
+    final long[] gatherOffset;
     int count;
 
     PacketBatch(Arena arena, int capacity, int slotSize) {
@@ -39,5 +53,32 @@ final class PacketBatch {
         this.segmentSize = new int[capacity];
         this.truncated = new boolean[capacity];
         this.socket = new int[capacity];
+        this.arrivalNs = new long[capacity];
+        this.gatherLength = new int[capacity];
+        this.headerLength = new int[capacity];
+        this.gatherSegment = new MemorySegment[capacity];
+        this.gatherOffset = new long[capacity];
+    }
+
+    /** Native address of slot {@code i}'s gathered payload (valid while {@code gatherLength[i] > 0}). */
+    long gatherAddress(int i) {
+        return gatherSegment[i].address() + gatherOffset[i];
+    }
+
+    /**
+     * Makes slot {@code i} hold its whole datagram (for a socket that cannot send pieces): the CRC moves behind
+     * where the payload goes and the payload is copied in. A no-op for a slot that already does.
+     */
+    void flatten(int i) {
+        int g = gatherLength[i];
+        if (g == 0) {
+            return;
+        }
+        int h = headerLength[i];
+        MemorySegment slot = slots[i];
+        MemorySegment.copy(slot, h, slot, h + g, length[i] - h - g);
+        MemorySegment.copy(gatherSegment[i], gatherOffset[i], slot, h, g);
+        gatherLength[i] = 0;
+        gatherSegment[i] = null;
     }
 }

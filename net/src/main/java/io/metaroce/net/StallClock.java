@@ -11,6 +11,8 @@ final class StallClock {
     private final long maxStepNs;
     private long lastRealNs;
     private long nowNs;
+    private long prevRealNs;
+    private long prevNowNs;
     private long stalls;
     private long stalledNs;
 
@@ -19,15 +21,19 @@ final class StallClock {
         this.maxStepNs = maxStepNs;
         this.lastRealNs = realNs;
         this.nowNs = realNs;
+        this.prevRealNs = realNs;
+        this.prevNowNs = realNs;
     }
 
     /** Advances to the real time {@code realNs} and returns the engine's time (never decreasing). */
     long advance(long realNs) {
         long step = realNs - lastRealNs;
-        lastRealNs = realNs;
         if (step <= 0) {
             return nowNs;
         }
+        prevRealNs = lastRealNs;
+        prevNowNs = nowNs;
+        lastRealNs = realNs;
         if (maxStepNs > 0 && step > maxStepNs) {
             stalls++;
             stalledNs += step - maxStepNs;
@@ -35,6 +41,21 @@ final class StallClock {
         }
         nowNs += step;
         return nowNs;
+    }
+
+    /**
+     * The engine time of the real instant {@code realNs} of the last step (e.g. when a datagram arrived, between
+     * the previous {@link #advance} and the last): the step's real time counts one for one up to the step's
+     * engine length, so an arrival early in a stall keeps its place and one late in it is moved to the step's
+     * end. Instants before the step map to its start, after it to its end.
+     */
+    long engineTimeOf(long realNs) {
+        long into = realNs - prevRealNs;
+        if (into <= 0) {
+            return prevNowNs;
+        }
+        long length = nowNs - prevNowNs;
+        return prevNowNs + (into < length ? into : length);
     }
 
     /** The engine time at the last {@link #advance}. */

@@ -26,4 +26,18 @@ class StallClockTest {
         assertEquals(50_000_000, c.advance(50_000_000));
         assertEquals(0, c.stalls());
     }
+
+    @Test
+    void arrivalsDuringAStallKeepTheirPlaceUpToTheStepsEngineLength() {
+        StallClock c = new StallClock(0, 2_000_000);
+        c.advance(1_000_000);
+        long now = c.advance(11_000_000); // a 10 ms gap: the engine moves 2 ms, to 3 ms
+        assertEquals(3_000_000, now);
+        assertEquals(1_000_000, c.engineTimeOf(500_000), "before the step: its start");
+        assertEquals(1_300_000, c.engineTimeOf(1_300_000), "early in the stall: where it happened");
+        assertEquals(3_000_000, c.engineTimeOf(9_000_000), "late in the stall: the step's end");
+        assertEquals(3_000_000, c.engineTimeOf(12_000_000), "after the step: its end");
+        c.advance(11_400_000); // a short step counts one for one
+        assertEquals(3_250_000, c.engineTimeOf(11_250_000));
+    }
 }

@@ -14,6 +14,7 @@ public final class EventLoop {
     private long[] args = new long[1024];
     private EventHandler[] handlers = new EventHandler[1024];
     private int size;
+    private int peakSize;
     private long nextSeq;
     private long nowPs;
     private long currentSeq = -1;
@@ -28,6 +29,8 @@ public final class EventLoop {
     public long nowNs() { return nowPs / Units.PS_PER_NS; }
     public long eventsProcessed() { return eventsProcessed; }
     public int pending() { return size; }
+    /** The most events ever pending at once (the heap's high-water mark). */
+    public int peakPending() { return peakSize; }
     /** Sequence number of the event being dispatched (for lazy cancellation). */
     public long currentSeq() { return currentSeq; }
 
@@ -48,6 +51,9 @@ public final class EventLoop {
         long seq = nextSeq++;
         // sift up (4-ary)
         int i = size++;
+        if (size > peakSize) {
+            peakSize = size;
+        }
         while (i > 0) {
             int parent = (i - 1) >>> 2;
             long pt = times[parent];

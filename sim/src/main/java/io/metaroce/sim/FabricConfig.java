@@ -23,6 +23,13 @@ public final class FabricConfig {
     public static final String ENQUEUE = "enqueue";
     /** ECN marking point: the queue behind a packet as it leaves (switch ports then serialize packet by packet). */
     public static final String DEQUEUE = "dequeue";
+    /** Loss model name: {@code linkLoss} is the probability of losing a packet on every link it crosses. */
+    public static final String PER_LINK = "per-link";
+    /**
+     * Loss model name: {@code linkLoss} is the probability of losing a packet between its sender and its
+     * receiver, whatever its hop count (drawn once, on the sending host's uplink).
+     */
+    public static final String END_TO_END = "end-to-end";
 
     /** Defaults: 16 hosts, 4 per leaf, 4 spines, 1 plane, 100 Gb/s, 1 us links, 1 MiB buffers, DCQCN-ish ECN. */
     public FabricConfig() {
@@ -63,8 +70,17 @@ public final class FabricConfig {
     public long ecnKmaxBytes = 400 << 10;
     /** ECN: marking probability at {@code ecnKmaxBytes} (linear from 0 at kmin); 0 disables marking. */
     public double ecnPmax = 0.2;
-    /** Random loss probability applied on every link (0..1). */
+    /**
+     * Random loss probability (0..1): per link crossed with {@code lossModel} {@value #PER_LINK}, between sender and
+     * receiver with {@value #END_TO_END}.
+     */
     public double linkLoss = 0;
+    /**
+     * How {@code linkLoss} applies: {@value #PER_LINK} (default: on every link, so a packet crossing h links is
+     * lost with 1 - (1 - linkLoss)^h) or {@value #END_TO_END} (once per packet, on the sending host's uplink, so
+     * every packet is lost with exactly {@code linkLoss}, data and acknowledgements alike).
+     */
+    public String lossModel = PER_LINK;
     /** {@value #ECMP} or {@value #ADAPTIVE}: how a switch picks among equal-cost uplinks. */
     public String routing = ECMP;
     /**
@@ -94,8 +110,9 @@ public final class FabricConfig {
     public String ecnMarkAt = ENQUEUE;
     /**
      * Failure detection delay (ps): this long after a switch-to-switch cable goes down (or back up) the switches
-     * at its ends withdraw it from (or return it to) their ECMP groups; -1 (default): never, so a dead uplink keeps
-     * its share of flows.
+     * at its ends withdraw it from (or return it to) their ECMP groups, and every other switch stops (or resumes)
+     * hashing the destinations it cut off towards switches that no longer reach them ({@link RouteWithdrawal});
+     * -1 (default): never, so a dead uplink keeps its share of flows.
      */
     public long linkFailureDetectPs = -1;
     /**
@@ -164,6 +181,9 @@ public final class FabricConfig {
     /** True when switches route adaptively (validated: otherwise ECMP). */
     public boolean adaptiveRouting() { return ADAPTIVE.equals(routing); }
 
+    /** True when {@code linkLoss} is drawn once per packet (validated: otherwise per link). */
+    public boolean endToEndLoss() { return END_TO_END.equals(lossModel); }
+
     /**
      * PFC headroom of an ingress fed at {@code rateBps} over a link of {@code delayPs}: the bytes that can
      * still arrive after the switch decides to pause, i.e. a round trip of the link at line rate (the pause
@@ -181,6 +201,8 @@ public final class FabricConfig {
                 "fabric.topology must be " + LEAF_SPINE + " or " + FAT_TREE + ", got " + topology);
         require(ECMP.equals(routing) || ADAPTIVE.equals(routing),
                 "fabric.routing must be " + ECMP + " or " + ADAPTIVE + ", got " + routing);
+        require(PER_LINK.equals(lossModel) || END_TO_END.equals(lossModel),
+                "fabric.lossModel must be " + PER_LINK + " or " + END_TO_END + ", got " + lossModel);
         require(ENQUEUE.equals(ecnMarkAt) || DEQUEUE.equals(ecnMarkAt),
                 "fabric.ecnMarkAt must be " + ENQUEUE + " or " + DEQUEUE + ", got " + ecnMarkAt);
         require(linkFailureDetectPs >= -1, "fabric.linkFailureDetectPs must be >= 0 (or -1: never), got "

@@ -23,6 +23,7 @@ abstract class FabricGraph implements Fabric {
     private final List<SwitchPort> switchPorts = new ArrayList<>();
     private final List<Switch> allSwitches = new ArrayList<>();
     private final List<List<Link>> linksByPlane = new ArrayList<>();
+    private RouteWithdrawal routes; // made at the first detected failure
 
     FabricGraph(FabricConfig cfg, EventLoop loop, PacketPool pool, SplittableRandom rng) {
         this.cfg = cfg.validate();
@@ -49,10 +50,10 @@ abstract class FabricGraph implements Fabric {
         return s;
     }
 
-    /** A link of {@code plane} with the configured loss. */
+    /** A link of {@code plane} with the configured per-link loss (none under the end-to-end model). */
     final Link link(int plane, long rateBps, long delayPs, String name) {
         Link l = new Link(loop, pool, rateBps, delayPs, rng.split(), name);
-        l.setLoss(cfg.linkLoss);
+        l.setLoss(cfg.endToEndLoss() ? 0 : cfg.linkLoss);
         allLinks.add(l);
         linksByPlane.get(plane).add(l);
         return l;
@@ -77,6 +78,9 @@ abstract class FabricGraph implements Fabric {
     final void hostLinks(int plane, int host, Switch tor, int torPort) {
         Link up = link(plane, cfg.hostRateBps, cfg.hostLinkDelayPs, "h" + host + ">" + tor.name());
         up.connect(tor, torPort);
+        if (cfg.endToEndLoss()) {
+            up.setLoss(cfg.linkLoss); // every packet crosses exactly one host uplink: lost once, end to end
+        }
         hostUp[host][plane] = up;
         SwitchPort nic = new SwitchPort(loop, pool, up, cfg.nicBufferBytes, -1, 0, 0, rng.split());
         nic.setWireSize(cfg.wireOverheadBytes, cfg.controlWireBytes);
@@ -103,8 +107,8 @@ abstract class FabricGraph implements Fabric {
         ab.connect(b, bi);
         ba.connect(a, ai);
         if (cfg.linkFailureDetectPs >= 0) {
-            new LinkMonitor(loop, a, ai, ab, ba, cfg.linkFailureDetectPs);
-            new LinkMonitor(loop, b, bi, ba, ab, cfg.linkFailureDetectPs);
+            new LinkMonitor(loop, a, ai, ab, ba, cfg.linkFailureDetectPs, this::routesChanged);
+            new LinkMonitor(loop, b, bi, ba, ab, cfg.linkFailureDetectPs, this::routesChanged);
         }
         return ab;
     }
@@ -134,6 +138,14 @@ abstract class FabricGraph implements Fabric {
             long xon = cfg.pfcXonBytes > 0 ? Math.min(cfg.pfcXonBytes, xoff) : xoff / 2;
             s.enablePfc(xoff, xon);
         }
+    }
+
+    /** A switch withdrew a port or let one rejoin: every switch updates its groups per destination. */
+    private void routesChanged() {
+        if (routes == null) {
+            routes = new RouteWithdrawal(this);
+        }
+        routes.changed();
     }
 
     @Override

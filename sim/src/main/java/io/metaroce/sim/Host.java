@@ -26,7 +26,15 @@ public final class Host implements PacketSink {
     private final Transmit tx = new Transmit();
     private final Timer wake;
     private final WorkCompletion wc = new WorkCompletion();
+    /** Sees every data packet a host hands to its NICs (originals and retransmissions). */
+    @FunctionalInterface
+    public interface DataTap {
+        /** Host {@code host} sends the data packet in {@code seg} (headers from offset 0) at {@code nowPs}. */
+        void sent(int host, java.lang.foreign.MemorySegment seg, long nowPs);
+    }
+
     private CompletionQueue cq;
+    private DataTap tap;
     private CompletionListener listener;
     private long txPackets;
     private long txDataPackets;
@@ -81,6 +89,11 @@ public final class Host implements PacketSink {
         return steering == null || i >= steering.length || steering[i] == 0 ? pathId : steering[i] - 1;
     }
 
+    /** {@code t} sees every data packet this host sends from now on (null: none). */
+    public void tapData(DataTap t) {
+        this.tap = t;
+    }
+
     /** Polls {@code cq} after every engine call and reports its completions to {@code l}. */
     public void watchCompletions(CompletionQueue queue, CompletionListener l) {
         this.cq = queue;
@@ -120,6 +133,9 @@ public final class Host implements PacketSink {
             txPackets++;
             if (p.data) {
                 txDataPackets++;
+                if (tap != null && Opcode.isData(p.opcode)) {
+                    tap.sent(index, p.seg, loop.nowPs());
+                }
             }
             nics[p.plane].enqueue(p);
         }

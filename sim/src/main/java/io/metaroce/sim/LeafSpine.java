@@ -8,8 +8,10 @@ import java.util.SplittableRandom;
  * {@code l} down to leaf {@code l}. Routing is shortest path: leaf to spine by ECMP (or adaptively) over all
  * spines, spine to leaf by destination. Host NIC ports are built here but owned by the hosts' transport.
  *
- * <p>Failed links are not withdrawn from ECMP groups (no routing convergence): the transport routes around them
- * by abandoning path ids, which is what this model exercises.
+ * <p>Failed links stay in the ECMP groups unless {@code fabric.linkFailureDetectPs} is set: then, that long after
+ * a cable fails, its switches withdraw it and every other leaf stops hashing the cut-off leaf's flows to the spine
+ * that lost it ({@link RouteWithdrawal}). Without detection the transport routes around dead links by abandoning
+ * path ids.
  */
 public final class LeafSpine extends FabricGraph {
     private final Switch[][] leaves; // [plane][leaf]

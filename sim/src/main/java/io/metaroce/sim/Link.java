@@ -24,8 +24,8 @@ public final class Link implements EventHandler {
     private double lossProbability;
     private boolean up = true;
 
-    private int[] ring = new int[INITIAL_RING];
-    private long[] arrive = new long[INITIAL_RING];
+    /** Packets in flight, two words each: [2j] arrival time ps, [2j + 1] packet id; a power-of-two ring. */
+    private long[] ring = new long[2 * INITIAL_RING];
     private int head;
     private int count;
     private boolean scheduled;
@@ -34,6 +34,7 @@ public final class Link implements EventHandler {
     private long dataPackets;
     private long bytes;
     private long dropped;
+    private long lossDrops;
 
     /** A link of {@code rateBps} (the sender's serialization rate) and {@code delayPs}, drawing loss from {@code rng}. */
     public Link(EventLoop loop, PacketPool pool, long rateBps, long delayPs, SplittableRandom rng, String name) {
@@ -96,8 +97,8 @@ public final class Link implements EventHandler {
         }
         if (!isUp && up) {
             while (count > 0) {
-                Packet p = pool.get(ring[head]);
-                head = (head + 1) & (ring.length - 1);
+                Packet p = pool.get(ring[2 * head + 1]);
+                head = (head + 1) & ((ring.length >>> 1) - 1);
                 count--;
                 dropped++;
                 pool.release(p);
@@ -117,6 +118,8 @@ public final class Link implements EventHandler {
     public long bytes() { return bytes; }
     /** Packets lost (random loss or link down). */
     public long dropped() { return dropped; }
+    /** Packets lost to random loss ({@link #setLoss}), a part of {@link #dropped}. */
+    public long lossDrops() { return lossDrops; }
 
     /**
      * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
@@ -129,18 +132,23 @@ public final class Link implements EventHandler {
         if (p.data) {
             dataPackets++;
         }
-        if (!up || (lossProbability > 0 && rng.nextDouble() < lossProbability)) {
+        boolean lost = up && lossProbability > 0 && rng.nextDouble() < lossProbability;
+        if (!up || lost) {
             dropped++;
+            if (lost) {
+                lossDrops++;
+            }
             pool.release(p);
             return;
         }
-        if (count == ring.length) {
+        if (count == ring.length >>> 1) {
             growRing();
         }
-        int tail = (head + count) & (ring.length - 1);
-        ring[tail] = p.id;
+        long[] r = ring;
+        int tail = (head + count) & ((r.length >>> 1) - 1);
         long at = departPs + delayPs;
-        arrive[tail] = at;
+        r[2 * tail] = at;
+        r[2 * tail + 1] = p.id;
         count++;
         if (!scheduled) {
             scheduled = true;
@@ -149,16 +157,14 @@ public final class Link implements EventHandler {
     }
 
     private void growRing() {
-        int n = ring.length * 2;
-        int[] r = new int[n];
-        long[] a = new long[n];
+        int n = ring.length >>> 1;
+        long[] r = new long[4 * n];
         for (int i = 0; i < count; i++) {
-            int j = (head + i) & (ring.length - 1);
-            r[i] = ring[j];
-            a[i] = arrive[j];
+            int j = (head + i) & (n - 1);
+            r[2 * i] = ring[2 * j];
+            r[2 * i + 1] = ring[2 * j + 1];
         }
         ring = r;
-        arrive = a;
         head = 0;
     }
 
@@ -166,15 +172,15 @@ public final class Link implements EventHandler {
     public void onEvent(long arg) {
         scheduled = false;
         long now = loop.nowPs();
-        while (count > 0 && arrive[head] <= now) {
-            Packet p = pool.get(ring[head]);
-            head = (head + 1) & (ring.length - 1);
+        while (count > 0 && ring[2 * head] <= now) {
+            Packet p = pool.get(ring[2 * head + 1]);
+            head = (head + 1) & ((ring.length >>> 1) - 1);
             count--;
             to.receive(p, toPort);
         }
         if (count > 0 && !scheduled) {
             scheduled = true;
-            loop.schedule(arrive[head], this, 0);
+            loop.schedule(ring[2 * head], this, 0);
         }
     }
 }

@@ -4,7 +4,8 @@ package io.metaroce.sim;
  * Failure detection for one switch port on a cable (BFD or loss of signal, as a delay): when either direction of
  * the cable changes state, the switch learns it {@code detectPs} later, withdrawing the port from its ECMP group
  * while the cable is down and letting it rejoin once both directions are up. It reads the cable's state when the
- * delay ends, so a flap shorter than the delay may go unnoticed, as with a real detector.
+ * delay ends, so a flap shorter than the delay may go unnoticed, as with a real detector. Then the rest of the
+ * fabric learns which of its uplinks no longer reach a destination ({@link RouteWithdrawal}).
  */
 final class LinkMonitor implements EventHandler {
     private final EventLoop loop;
@@ -13,9 +14,13 @@ final class LinkMonitor implements EventHandler {
     private final Link out;
     private final Link in;
     private final long detectPs;
+    private final Runnable detected;
 
-    /** Watches {@code out} (sent on by {@code sw}'s {@code port}) and {@code in} (its reverse). */
-    LinkMonitor(EventLoop loop, Switch sw, int port, Link out, Link in, long detectPs) {
+    /**
+     * Watches {@code out} (sent on by {@code sw}'s {@code port}) and {@code in} (its reverse); after each detected
+     * change runs {@code detected} (the fabric's routing update, {@link RouteWithdrawal}).
+     */
+    LinkMonitor(EventLoop loop, Switch sw, int port, Link out, Link in, long detectPs, Runnable detected) {
         if (detectPs < 0) {
             throw new IllegalArgumentException("detection delay must be >= 0 ps, got " + detectPs);
         }
@@ -25,6 +30,7 @@ final class LinkMonitor implements EventHandler {
         this.out = out;
         this.in = in;
         this.detectPs = detectPs;
+        this.detected = detected;
         out.watch(this);
         in.watch(this);
     }
@@ -36,6 +42,10 @@ final class LinkMonitor implements EventHandler {
 
     @Override
     public void onEvent(long arg) {
-        sw.setWithdrawn(port, !(out.isUp() && in.isUp()));
+        boolean down = !(out.isUp() && in.isUp());
+        if (sw.isWithdrawn(port) != down) {
+            sw.setWithdrawn(port, down);
+            detected.run();
+        }
     }
 }

@@ -57,6 +57,7 @@ public final class MetaRoceTransport implements Transport {
         @Override public void delivered(int conn, long tag, long nowPs) { }
         @Override public void completed(int conn, long tag, long nowPs, boolean ok) { }
     };
+    private final TailRecoveryMeter tail;
     private long verifyFailures;
     private long verifiedMessages;
 
@@ -82,6 +83,7 @@ public final class MetaRoceTransport implements Transport {
         final int dst;
         final QueuePair sender;
         final QueuePair receiver;
+        Object tail; // its TailRecoveryMeter handle
         final ArrayDeque<Msg> toPost = new ArrayDeque<>();
         final ArrayDeque<Msg> toComplete = new ArrayDeque<>();
         final ArrayDeque<Msg> toDeliver = new ArrayDeque<>();
@@ -132,6 +134,7 @@ public final class MetaRoceTransport implements Transport {
         source = arena.allocate(maxWr + SOURCE_SLACK, 64);
         fillRandom(source, this.rng.split());
         MemorySegment sink = verify ? null : arena.allocate(maxWr, 64);
+        tail = new TailRecoveryMeter(n);
         for (int i = 0; i < n; i++) {
             Engine e = new Engine(cfg, rng.split());
             hosts[i] = new Host(i, e, loop, pool, fabric.nics(i));
@@ -144,6 +147,7 @@ public final class MetaRoceTransport implements Transport {
                 sinkMrs[i] = e.registerMemory(pds[i], sink, Access.ALL);
             }
             hosts[i].watchCompletions(cqs[i], this::onCompletion);
+            hosts[i].tapData(tail);
         }
     }
 
@@ -195,6 +199,12 @@ public final class MetaRoceTransport implements Transport {
     /** Largest work request posted. */
     public int maxWrBytes() { return maxWr; }
 
+    /**
+     * Tail recovery of messages that had a packet resent: the {@code q}-quantile (0..1) in microseconds of the
+     * time from their last packet's original transmission to their send completion; NaN when none.
+     */
+    public double tailRecoveryUs(double q) { return tail.quantileUs(q); }
+
     /** Delivered messages whose bytes were compared with the source (verification on). */
     public long verifiedMessages() { return verifiedMessages; }
 
@@ -215,7 +225,9 @@ public final class MetaRoceTransport implements Transport {
         int psnB = rng.nextInt(1 << 24);
         qa.connect(dst, qb.qpn(), psnA, psnB);
         qb.connect(src, qa.qpn(), psnB, psnA);
-        conns.add(new Conn(src, dst, qa, qb));
+        Conn c = new Conn(src, dst, qa, qb);
+        c.tail = tail.register(src, qa.qpn());
+        conns.add(c);
         return conns.size() - 1;
     }
 
@@ -314,6 +326,7 @@ public final class MetaRoceTransport implements Transport {
             if (m == null || host.index() != c.src) {
                 return;
             }
+            tail.completed(c.tail, nowPs); // one send completion per work request, in posting order
             m.sendFailed |= !ok;
             if (last) {
                 c.toComplete.poll();
@@ -358,6 +371,7 @@ public final class MetaRoceTransport implements Transport {
         m.put("path_readmissions", sum(Counter.PATH_READMISSIONS));
         m.put("sack_gaps", sum(Counter.SACK_GAPS));
         m.put("tail_losses", sum(Counter.TAIL_LOSSES));
+        m.put("tail_copies", sum(Counter.TAIL_COPIES));
         m.put("rack_losses", sum(Counter.RACK_LOSSES));
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));
@@ -371,6 +385,8 @@ public final class MetaRoceTransport implements Transport {
         }
         m.put("engine_drops", drops);
         m.put("internal_errors", internal);
+        m.put("tail_recovery_messages", (long) tail.messages());
+        m.put("tail_unmatched_packets", tail.unmatched());
         if (verify) {
             m.put("verified_messages", verifiedMessages);
             m.put("verify_failures", verifyFailures);

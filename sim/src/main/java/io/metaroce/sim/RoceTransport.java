@@ -73,21 +73,7 @@ public final class RoceTransport implements Transport {
     private final Map<Long, int[]> pairPlanes = new java.util.HashMap<>();
     private Listener listener = NO_LISTENER;
 
-    private long dataPacketsSent;
-    private long retransmits;
-    private long timeouts;
-    private long naksSent;
-    private long naksReceived;
-    private long cnpsSent;
-    private long cnpsReceived;
-    private long acksSent;
-    private long outOfSequenceDrops;
-    private long duplicates;
-    private long ceReceived;
-    private long qpErrors;
-    private long internalErrors;
-    private long crossDiscarded;
-    private long trimmedDrops;
+    private final RoceCounters stats = new RoceCounters();
 
     /** A RoCEv2 endpoint on every host of {@code fabric}; attaches to every host's downlinks. */
     public RoceTransport(EventLoop loop, PacketPool pool, Fabric fabric, RoceConfig cfg, SplittableRandom rng) {
@@ -110,7 +96,7 @@ public final class RoceTransport implements Transport {
         for (int h = 0; h < hosts; h++) {
             nics[h] = fabric.nics(h);
             for (int p = 0; p < planes; p++) {
-                ports[h][p] = new RocePort(h, p, new Timer(loop, pumpHandler));
+                ports[h][p] = new RocePort(h, p, planes, new Timer(loop, pumpHandler));
             }
             final int host = h;
             fabric.attach(h, (pkt, inPort) -> receive(host, pkt));
@@ -149,7 +135,7 @@ public final class RoceTransport implements Transport {
     @Override public int source(int conn) { return qp(conn).src; }
     @Override public int destination(int conn) { return qp(conn).dst; }
     @Override public long receivedBytes(int conn) { return qp(conn).received; }
-    @Override public long dataPacketsSent() { return dataPacketsSent; }
+    @Override public long dataPacketsSent() { return stats.dataPacketsSent; }
 
     /** The plane connection {@code conn} is pinned to. */
     public int plane(int conn) { return qp(conn).plane; }
@@ -207,28 +193,7 @@ public final class RoceTransport implements Transport {
                 increases += d.increases();
             }
         }
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("retransmits", retransmits);
-        m.put("timeouts", timeouts);
-        m.put("path_failovers", 0L);
-        m.put("naks", naksReceived);
-        m.put("naks_sent", naksSent);
-        m.put("cnps", cnpsReceived);
-        m.put("cnps_sent", cnpsSent);
-        m.put("rate_decreases", decreases);
-        m.put("rate_increases", increases);
-        m.put("acks_sent", acksSent);
-        m.put("ce_received", ceReceived);
-        m.put("out_of_sequence_drops", outOfSequenceDrops);
-        m.put("duplicates", duplicates);
-        m.put("qp_errors", qpErrors);
-        m.put("data_packets_sent", dataPacketsSent);
-        m.put("internal_errors", internalErrors);
-        m.put("cross_packets_discarded", crossDiscarded);
-        if (fabric.config().trimming) {
-            m.put("trimmed_drops", trimmedDrops);
-        }
-        return m;
+        return stats.toMap(decreases, increases, fabric.config().trimming);
     }
 
     // requester: pacing over the NIC port -----------------------------------------------------------------
@@ -317,7 +282,7 @@ public final class RoceTransport implements Transport {
         p.kind = KIND_DATA;
         p.aux = last ? qp.tag(slot) : 0;
         if (psn < qp.maxSent) {
-            retransmits++;
+            stats.retransmits++;
         } else {
             if (qp.sndUna == qp.maxSent) {
                 qp.lastProgressPs = now; // first packet outstanding: the retry clock starts here
@@ -327,7 +292,7 @@ public final class RoceTransport implements Transport {
         if (!qp.rto.isArmed()) {
             qp.rto.set(qp.lastProgressPs + cfg.rtoPs, qp.id);
         }
-        dataPacketsSent++;
+        stats.dataPacketsSent++;
         if (qp.dcqcn != null) {
             qp.dcqcn.onBytesSent(p.length);
         }
@@ -359,9 +324,9 @@ public final class RoceTransport implements Transport {
         boolean cross = p.kind == CrossTraffic.KIND; // filler congesting a path, not for the transport
         if (cross || p.isTrimmed()) { // a RoCEv2 NIC knows no trimming: the cut packet fails its ICRC
             if (cross) {
-                crossDiscarded++;
+                stats.crossDiscarded++;
             } else {
-                trimmedDrops++;
+                stats.trimmedDrops++;
             }
             pool.release(p);
             return;
@@ -371,7 +336,7 @@ public final class RoceTransport implements Transport {
         int kind = p.kind;
         boolean atResponder = kind == KIND_DATA;
         if (qp == null || host != (atResponder ? qp.dst : qp.src) || kind < KIND_DATA || kind > KIND_CNP) {
-            internalErrors++; // misrouted or corrupt: counted and dropped
+            stats.internalErrors++; // misrouted or corrupt: counted and dropped
             pool.release(p);
             return;
         }
@@ -396,10 +361,10 @@ public final class RoceTransport implements Transport {
     private void onData(RoceQp qp, Packet p) {
         long now = loop.nowPs();
         if (p.ecn == Ecn.CE) {
-            ceReceived++;
+            stats.ceReceived++;
             if (qp.lastCnpPs == Long.MIN_VALUE || now - qp.lastCnpPs >= cfg.cnpIntervalPs) {
                 qp.lastCnpPs = now;
-                cnpsSent++;
+                stats.cnpsSent++;
                 sendControl(qp, KIND_CNP, 0);
             }
         }
@@ -409,10 +374,10 @@ public final class RoceTransport implements Transport {
         long tag = p.aux;
         pool.release(p);
         if (psn > qp.expected) {
-            outOfSequenceDrops++;
+            stats.outOfSequenceDrops++;
             if (!qp.nakSent) {
                 qp.nakSent = true;
-                naksSent++;
+                stats.naksSent++;
                 sendControl(qp, KIND_NAK, qp.expected);
             }
             return;
@@ -423,11 +388,11 @@ public final class RoceTransport implements Transport {
             qp.received += payload;
             qp.nakSent = false;
         } else {
-            duplicates++;
+            stats.duplicates++;
         }
         if (++qp.ackPending >= cfg.ackEvery || last) {
             qp.ackPending = 0;
-            acksSent++;
+            stats.acksSent++;
             sendControl(qp, KIND_ACK, qp.expected);
         }
         if (inOrder && last) {
@@ -437,13 +402,13 @@ public final class RoceTransport implements Transport {
 
     private void onAck(RoceQp qp, long psn, boolean nak) {
         if (nak) {
-            naksReceived++;
+            stats.naksReceived++;
         }
         if (qp.failed) {
             return;
         }
         if (psn > qp.maxSent) {
-            internalErrors++; // acknowledges a PSN never sent
+            stats.internalErrors++; // acknowledges a PSN never sent
             return;
         }
         if (psn > qp.sndUna) {
@@ -470,7 +435,7 @@ public final class RoceTransport implements Transport {
     }
 
     private void onCnp(RoceQp qp) {
-        cnpsReceived++;
+        stats.cnpsReceived++;
         if (!cfg.dcqcn || qp.failed) {
             return;
         }
@@ -493,7 +458,7 @@ public final class RoceTransport implements Transport {
             qp.rto.set(deadline, arg);
             return;
         }
-        timeouts++;
+        stats.timeouts++;
         if (qp.retries >= cfg.retryCount) {
             fail(qp);
             return;
@@ -508,7 +473,7 @@ public final class RoceTransport implements Transport {
     /** RETRY_EXC_ERR: the QP moves to error and flushes every posted message with an error completion. */
     private void fail(RoceQp qp) {
         qp.failed = true;
-        qpErrors++;
+        stats.qpErrors++;
         qp.rto.cancel();
         if (qp.dcqcn != null) {
             qp.dcqcn.stop();
@@ -522,86 +487,6 @@ public final class RoceTransport implements Transport {
             long tag = qp.headTag();
             qp.popHead();
             listener.completed(qp.id, tag, loop.nowPs(), false);
-        }
-    }
-
-    /**
-     * The sender side of one host NIC port: a min-heap of QPs with data to send keyed by (earliest pacer
-     * time, order of entry), one timer, and the time the port's wire is busy until.
-     */
-    private final class RocePort {
-        final int host;
-        final int plane;
-        final Timer timer;
-        RoceQp[] heap = new RoceQp[8];
-        int size;
-        long busyUntilPs;
-        long order;
-
-        RocePort(int host, int plane, Timer timer) {
-            this.host = host;
-            this.plane = plane;
-            this.timer = timer;
-        }
-
-        void arm(long atPs) {
-            if (!timer.isArmed() || timer.atPs() > atPs) {
-                timer.set(atPs, (long) host * fabric.planes() + plane);
-            }
-        }
-
-        RoceQp peek() { return heap[0]; }
-
-        void push(RoceQp qp) {
-            if (size == heap.length) {
-                heap = Arrays.copyOf(heap, size * 2);
-            }
-            qp.heapOrder = order++;
-            int i = size++;
-            while (i > 0) {
-                int parent = (i - 1) >>> 1;
-                if (!before(qp, heap[parent])) {
-                    break;
-                }
-                place(heap[parent], i);
-                i = parent;
-            }
-            place(qp, i);
-        }
-
-        void pop() {
-            RoceQp top = heap[0];
-            top.heapPos = -1;
-            RoceQp last = heap[--size];
-            heap[size] = null;
-            if (size == 0) {
-                return;
-            }
-            int i = 0;
-            while (true) {
-                int c = 2 * i + 1;
-                if (c >= size) {
-                    break;
-                }
-                if (c + 1 < size && before(heap[c + 1], heap[c])) {
-                    c++;
-                }
-                if (!before(heap[c], last)) {
-                    break;
-                }
-                place(heap[c], i);
-                i = c;
-            }
-            place(last, i);
-        }
-
-        private void place(RoceQp qp, int i) {
-            heap[i] = qp;
-            qp.heapPos = i;
-        }
-
-        private boolean before(RoceQp a, RoceQp b) {
-            return a.nextSendPs < b.nextSendPs || (a.nextSendPs == b.nextSendPs && a.heapOrder < b.heapOrder);
         }
     }
 }

@@ -282,8 +282,8 @@ public final class SimBench {
                             + "internalErrors=%d%n", fabric.bufferDrops(), linkDrops,
                     fabric.sumPorts(SwitchPort::ecnMarked), engineCounter(Counter.RETRANSMITS),
                     engineCounter(Counter.TIMEOUTS), pool.created(), internal);
-            System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d%n", hostTx, hostRx,
-                    wakes, stale);
+            System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d peakPendingEvents=%d%n",
+                    hostTx, hostRx, wakes, stale, loop.peakPending());
             System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "
                             + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d "
                             + "workload=%s kb_per_conn=%.1f%n",

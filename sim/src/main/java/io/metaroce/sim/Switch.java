@@ -11,7 +11,9 @@ package io.metaroce.sim;
  *
  * <p>Failures: an uplink {@link #setWithdrawn withdrawn} (by a {@link LinkMonitor}, a detection delay after its
  * cable went down) leaves the ECMP group, so the hash spreads over the remaining uplinks, and rejoins once back
- * up; without a monitor a dead uplink keeps its share of flows and drops them. Adaptive routing skips uplinks that
+ * up; without a monitor a dead uplink keeps its share of flows and drops them. A failure further on (a spine's
+ * link down to one leaf) gives the switch a smaller group for the destinations it cut off only
+ * ({@link #setBlockGroups}, from {@link RouteWithdrawal}). Adaptive routing skips uplinks that
  * are paused by PFC or whose link is down at once (the port's own state), unless every uplink is.
  *
  * <p>PFC: when enabled, the switch accounts the bytes each in-port has buffered (in any output queue); above
@@ -38,6 +40,9 @@ public final class Switch implements PacketSink {
     private int[] uplinks = new int[0];
     private int[] group = uplinks; // the uplinks in the ECMP group: all but the withdrawn ones
     private boolean[] withdrawn = new boolean[0]; // by port
+    /** Per destination block (see {@link RouteWithdrawal}), the group when it differs from {@link #group}. */
+    private int[][] blockGroups;
+    private int[] blockOfHost;
     private long withdrawals;
     private boolean adaptive;
     private long tieState;
@@ -206,6 +211,10 @@ public final class Switch implements PacketSink {
         int out = downPort(dst);
         if (out == -1) {
             int[] g = group;
+            if (blockGroups != null && dst >= 0 && dst < blockOfHost.length) {
+                int[] bg = blockGroups[blockOfHost[dst]];
+                g = bg == null ? g : bg; // some uplinks cannot reach this destination (a failure further on)
+            }
             out = g.length == 0 ? -2
                     : g[adaptive ? leastQueued(g) : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId, UDP_DST_PORT,
                             g.length)];
@@ -219,7 +228,49 @@ public final class Switch implements PacketSink {
         ports[out].enqueue(p);
     }
 
+    /** Whether output port {@code port} is withdrawn (its failure detected). */
+    boolean isWithdrawn(int port) {
+        return port < withdrawn.length && withdrawn[port];
+    }
+
+    /** Whether any port is withdrawn. */
+    boolean anyWithdrawn() {
+        for (boolean w : withdrawn) {
+            if (w) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The uplink ports (ECMP group before withdrawals); not a copy: do not modify. */
+    int[] uplinkPorts() {
+        return uplinks;
+    }
+
+    /**
+     * Sets the ECMP groups per destination block ({@link RouteWithdrawal}): destination host {@code h} goes up
+     * over {@code groups[blockOfHost[h]]} when that is not null (an empty group: no route), over the switch's
+     * group otherwise; {@code groups == null} clears them.
+     */
+    void setBlockGroups(int[] blockOfHost, int[][] groups) {
+        this.blockOfHost = groups == null ? null : blockOfHost;
+        this.blockGroups = groups;
+    }
+
+    /** Uplinks in the group towards destination host {@code dst} (the switch's group unless a failure further on). */
+    public int groupSize(int dst) {
+        if (blockGroups != null && dst >= 0 && dst < blockOfHost.length && blockGroups[blockOfHost[dst]] != null) {
+            return blockGroups[blockOfHost[dst]].length;
+        }
+        return group.length;
+    }
+
     /** The port down towards {@code dst}, -1 to go up, -2 for no route. */
+    int downPortOf(int dst) {
+        return downPort(dst);
+    }
+
     private int downPort(int dst) {
         if (hostPort != null) {
             return dst >= 0 && dst < hostPort.length ? hostPort[dst] : -2;

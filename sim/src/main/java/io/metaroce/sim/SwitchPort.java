@@ -60,9 +60,12 @@ public final class SwitchPort implements EventHandler {
     private long prioBytes;
     private boolean txPrio; // the packet being serialized is the priority queue's head
     private long trimmed;
-    private int[] ring = new int[INITIAL_RING]; // packet ids (PFC mode only)
-    private int[] lengths = new int[INITIAL_RING]; // wire sizes beside the ids: a transmission touches no packet
-    private long[] departs = new long[INITIAL_RING]; // departure times (without PFC)
+    /**
+     * The queue, two words per packet in one array (one cache line holds four packets): [2j] the departure time
+     * (without serial mode) or the packet id (serial mode), [2j + 1] its wire size (a transmission touches no
+     * packet). A ring of {@code slots.length / 2} entries, a power of two.
+     */
+    private long[] slots = new long[2 * INITIAL_RING];
     private long lastDepartPs;
     private int head;
     private int count;
@@ -185,10 +188,21 @@ public final class SwitchPort implements EventHandler {
         if (serial) {
             return;
         }
+        if (count == 0) {
+            return;
+        }
         long now = loop.nowPs();
-        while (count > 0 && departs[head] <= now) {
-            queuedBytes -= lengths[head];
-            head = (head + 1) & (lengths.length - 1);
+        int mask = (slots.length >>> 1) - 1;
+        if (lastDepartPs <= now) { // everything has left (the usual case on a lightly loaded port): no array read
+            head = (head + count) & mask;
+            count = 0;
+            queuedBytes = 0;
+            return;
+        }
+        long[] s = slots;
+        while (s[2 * head] <= now) { // the last packet is still there, so the loop stops before the queue empties
+            queuedBytes -= s[2 * head + 1];
+            head = (head + 1) & mask;
             count--;
         }
     }
@@ -217,21 +231,22 @@ public final class SwitchPort implements EventHandler {
         if (queuedBytes > maxQueuedBytes) {
             maxQueuedBytes = queuedBytes;
         }
-        if (count == lengths.length) {
+        if (count == slots.length >>> 1) {
             grow();
         }
-        int tail = (head + count) & (lengths.length - 1);
-        lengths[tail] = wire;
+        long[] s = slots;
+        int tail = (head + count) & ((s.length >>> 1) - 1);
+        s[2 * tail + 1] = wire;
         count++;
         if (!serial) {
             long now = loop.nowPs();
             long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
             lastDepartPs = depart;
-            departs[tail] = depart;
+            s[2 * tail] = depart;
             link.send(p, wire, depart);
             return;
         }
-        ring[tail] = p.id;
+        s[2 * tail] = p.id;
         if (owner != null) {
             owner.buffered(p.inPort, wire);
         }
@@ -288,26 +303,21 @@ public final class SwitchPort implements EventHandler {
     }
 
     private void grow() {
-        int n = lengths.length;
-        int[] r = new int[n * 2];
-        int[] l = new int[n * 2];
-        long[] d = new long[n * 2];
+        int n = slots.length >>> 1;
+        long[] s = new long[4 * n];
         for (int i = 0; i < count; i++) {
             int j = (head + i) & (n - 1);
-            r[i] = ring[j];
-            l[i] = lengths[j];
-            d[i] = departs[j];
+            s[2 * i] = slots[2 * j];
+            s[2 * i + 1] = slots[2 * j + 1];
         }
-        ring = r;
-        lengths = l;
-        departs = d;
+        slots = s;
         head = 0;
     }
 
     private void startNext() {
         busy = true;
         txPrio = prioCount > 0;
-        int wire = txPrio ? prioLengths[prioHead] : lengths[head];
+        int wire = txPrio ? prioLengths[prioHead] : (int) slots[2 * head + 1];
         loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
     }
 
@@ -326,10 +336,10 @@ public final class SwitchPort implements EventHandler {
             prioHead = (prioHead + 1) & (prio.length - 1);
             prioCount--;
         } else {
-            p = pool.get(ring[head]);
-            wire = lengths[head];
+            p = pool.get(slots[2 * head]);
+            wire = (int) slots[2 * head + 1];
             queuedBytes -= wire;
-            head = (head + 1) & (ring.length - 1);
+            head = (head + 1) & ((slots.length >>> 1) - 1);
             count--;
         }
         busy = false;

@@ -11,11 +11,32 @@ import java.util.SplittableRandom;
  * over them, each connection's share split into {@code messages} messages); its completion time runs from its
  * start to the sender's completion of its last message.
  *
- * <p>Ring all-reduce: rank r sends to rank r+1 over 2(N-1) steps of ceil(bytes/N) each; rank r posts step s
- * when it has received step s-1 from rank r-1 ({@link Transport.Listener#delivered}) and its own step s-1 send
- * is complete. The collective completes when its last rank has sent and received every step.
+ * <p>Collectives follow nccl-tests: {@code bytes} is the buffer per rank. {@code allreduce} is the pipelined ring
+ * of {@link RingAllReduce}; {@code alltoall} sends bytes/N from every rank to every other at once, and
+ * {@code alltoall-pairwise} in rounds ({@link PairwiseAllToAll}). {@code allreduce-stepwise}, the ring without
+ * pipelining: rank r sends to rank r+1 over 2(N-1) steps of ceil(bytes/N) each; rank r posts step s when it has
+ * received step s-1 from rank r-1 ({@link Transport.Listener#delivered}) and its own step s-1 send is complete.
+ * A collective completes when its last rank has sent and received everything.
  */
 final class Workload implements Transport.Listener {
+    /** A collective that drives its own flows: told of every delivery and every successful completion. */
+    interface Collective {
+        /** Posts the first messages (at the workload's start). */
+        void start();
+
+        /** Message {@code tag} of flow {@code f} on {@code conn} is wholly at the receiver. */
+        void delivered(Flow f, int conn, long tag, long nowPs);
+
+        /** Message {@code tag} of flow {@code f} on {@code conn} is acknowledged. */
+        void completed(Flow f, int conn, long tag, long nowPs);
+
+        /** nccl-tests' size, the numerator of algbw, for a spec of {@code specBytes}. */
+        long bytes(long specBytes);
+
+        /** nccl-tests' bus bandwidth factor. */
+        double busFactor();
+    }
+
     /** One source-destination pair. */
     static final class Flow {
         final int index;
@@ -68,6 +89,7 @@ final class Workload implements Transport.Listener {
     private int[] partsReceived;
     private boolean[] rankDone;
     private int ranksDone;
+    private Collective collective;
 
     /**
      * Opens the connections of {@code spec} over {@code hostCount} hosts on {@code transport} (which gets this as
@@ -93,10 +115,24 @@ final class Workload implements Transport.Listener {
             case "incast" -> incast(hostCount);
             case "permutation" -> permutation(hostCount, rng);
             case "alltoall", "all-to-all" -> allToAll(collectiveRanks(hostCount));
-            case "allreduce", "all-reduce" -> allReduce(collectiveRanks(hostCount));
+            case "alltoall-pairwise", "all-to-all-pairwise" -> {
+                ranks = collectiveRanks(hostCount);
+                collective = new PairwiseAllToAll(this, ranks, spec.bytes, spec.startPs);
+            }
+            case "allreduce", "all-reduce" -> {
+                ranks = collectiveRanks(hostCount);
+                collective = new RingAllReduce(this, transport, ranks, spec.bytes, spec.qpsPerPair, spec.sliceBytes,
+                        spec.chunkSlices, spec.slots, spec.startPs);
+            }
+            case "allreduce-stepwise", "all-reduce-stepwise" -> allReduce(collectiveRanks(hostCount));
             case "hotspot", "storm" -> hotspot(hostCount);
             default -> throw new IllegalArgumentException("unknown workload kind '" + spec.kind
-                    + "' (bulk, incast, permutation, alltoall, allreduce, hotspot, storm)");
+                    + "' (bulk, incast, permutation, alltoall, alltoall-pairwise, allreduce, allreduce-stepwise, "
+                    + "hotspot, storm)");
+        }
+        if (collective != null) {
+            Collective c = collective;
+            loop.schedule(spec.startPs, arg -> c.start(), 0);
         }
         if (flows.isEmpty()) {
             throw new IllegalArgumentException("workload " + kind + " over " + hostCount + " hosts has no flow");
@@ -199,13 +235,37 @@ final class Workload implements Transport.Listener {
         return p;
     }
 
+    /** nccl-tests' all-to-all: bytes/N from every rank to every other, all posted at the start. */
     private void allToAll(int n) {
-        for (int i = 0; i < n; i++) {
-            for (int k = 1; k < n; k++) {
-                addPairFlow(i, (i + k) % n, flows.size());
-            }
+        long share = spec.bytes / n;
+        if (share < 1) {
+            throw new IllegalArgumentException("all-to-all of " + spec.bytes + " bytes over " + n + " ranks sends"
+                    + " nothing to each");
         }
         ranks = n;
+        for (int i = 0; i < n; i++) {
+            for (int k = 1; k < n; k++) {
+                Flow f = newFlow(i, (i + k) % n, share, spec.startPs);
+                f.messages = f.conns.length;
+                loop.schedule(f.startPs, arg -> postShare(flows.get((int) arg)), f.index);
+            }
+        }
+    }
+
+    /** Posts flow {@code f}'s bytes as one message per connection (all-to-all shares). */
+    void postShare(Flow f) {
+        int q = f.conns.length;
+        for (int c = 0; c < q; c++) {
+            long len = part(f.bytes, q, c);
+            if (len > 0) {
+                transport.send(f.conns[c], len, 0);
+            } else {
+                f.messages--;
+            }
+        }
+        if (f.messages == f.completions && !f.done()) {
+            finish(f, loop.nowPs());
+        }
     }
 
     private void allReduce(int n) {
@@ -241,7 +301,8 @@ final class Workload implements Transport.Listener {
         loop.schedule(f.startPs, arg -> startPairFlow(flows.get((int) arg)), f.index);
     }
 
-    private Flow newFlow(int src, int dst, long bytes, long startPs) {
+    /** Opens a flow of {@code qpsPerPair} connections from {@code src} to {@code dst}. */
+    Flow newFlow(int src, int dst, long bytes, long startPs) {
         int[] conns = new int[spec.qpsPerPair];
         for (int q = 0; q < conns.length; q++) {
             conns[q] = transport.connect(src, dst);
@@ -285,7 +346,7 @@ final class Workload implements Transport.Listener {
     }
 
     /** Share {@code i} of {@code total} split in {@code n} near-equal parts. */
-    private static long part(long total, int n, int i) {
+    static long part(long total, int n, int i) {
         return total / n + (i < total % n ? 1 : 0);
     }
 
@@ -307,6 +368,12 @@ final class Workload implements Transport.Listener {
         Flow f = flows.get(connFlow[conn]);
         f.deliveries++;
         f.lastDeliveryPs = nowPs;
+        if (collective != null) {
+            if (!aborted) {
+                collective.delivered(f, conn, tag, nowPs);
+            }
+            return;
+        }
         if (stepsPosted != null) {
             int r = f.dst;
             partsReceived[r]++;
@@ -322,6 +389,19 @@ final class Workload implements Transport.Listener {
         if (!ok) {
             f.failures++;
             failedMessages++;
+        }
+        if (collective != null) {
+            if (f.completions == f.messages && !f.done()) {
+                f.finishPs = nowPs;
+                flowsDone++;
+            }
+            if (!ok) {
+                aborted = true; // a failed message: the collective cannot finish
+                end(nowPs);
+            } else if (!aborted) {
+                collective.completed(f, conn, tag, nowPs);
+            }
+            return;
         }
         if (stepsPosted != null) {
             int r = f.src;
@@ -362,7 +442,8 @@ final class Workload implements Transport.Listener {
         }
     }
 
-    private void end(long nowPs) {
+    /** Ends the workload at {@code nowPs} (once). */
+    void end(long nowPs) {
         if (endPs < 0) {
             endPs = nowPs;
             onDone.run();
@@ -385,16 +466,17 @@ final class Workload implements Transport.Listener {
     boolean collective() { return ranks > 0; }
 
     /**
-     * Payload bytes one rank contributes to a collective, the numerator of algorithm bandwidth (nccl-tests'
-     * convention): the buffer for all-reduce, bytes times (N-1) destinations for all-to-all.
+     * Payload bytes one rank contributes to a collective, the numerator of algorithm bandwidth: nccl-tests'
+     * size, the buffer per rank.
      */
     long collectiveBytes() {
-        return stepsPosted != null ? spec.bytes : spec.bytes * (ranks - 1);
+        return collective != null ? collective.bytes(spec.bytes) : spec.bytes;
     }
 
     /** Bus bandwidth factor of the collective (nccl-tests): 2(N-1)/N for all-reduce, (N-1)/N for all-to-all. */
     double busFactor() {
-        return stepsPosted != null ? 2.0 * (ranks - 1) / ranks : (ranks - 1.0) / ranks;
+        return collective != null ? collective.busFactor()
+                : stepsPosted != null ? 2.0 * (ranks - 1) / ranks : (ranks - 1.0) / ranks;
     }
 
     /** Latest flow start (the last incast sender). */

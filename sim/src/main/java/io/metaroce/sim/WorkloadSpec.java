@@ -9,21 +9,44 @@ public final class WorkloadSpec {
     /**
      * {@code bulk} (explicit {@code pairs} src-dst flows, or host i to host i+hosts/2), {@code incast}
      * ({@code senders} hosts to {@code receiver}), {@code permutation} (seeded random permutation, every host sends
-     * to one and receives from one), {@code alltoall} (every rank to every other), {@code allreduce} (ring
-     * reduce-scatter + all-gather, 2(N-1) steps of bytes/N each), {@code hotspot} (E6 congestion tree: the
+     * to one and receives from one), {@code alltoall} (nccl-tests' all-to-all: every rank sends bytes/N to every
+     * other, all at once), {@code alltoall-pairwise} (the same in N-1 rounds of pairwise exchange: in round k rank
+     * r sends to r+k and receives from r-k, and starts round k+1 when both are done), {@code allreduce} (RCCL's
+     * ring all-reduce, reduce-scatter + all-gather, pipelined: see {@code RingAllReduce}), {@code
+     * allreduce-stepwise} (the same ring with every one of its 2(N-1) steps of bytes/N sent as one message the
+     * next step waits for), {@code hotspot} (E6 congestion tree: the
      * victim flows of {@code pairs} from {@code startPs}, and from {@code hotStartPs} an incast of
      * {@code hotSenders} into {@code receiver}), {@code storm} (E6 pause storm: as {@code hotspot}, and the
      * receiver's NIC stops draining at {@code hotStartPs}).
      */
     public String kind = "permutation";
-    /** Bytes per flow (bulk, incast, permutation), per destination (all-to-all), or of the whole buffer (all-reduce). */
+    /**
+     * Bytes per flow (bulk, incast, permutation), or a collective's buffer per rank, nccl-tests' "size" (all-reduce:
+     * the buffer reduced; all-to-all: the send buffer, bytes/N of it to each rank).
+     */
     public long bytes = 1 << 20;
     /** Messages each flow is split into (posted together, or one every {@code messageGapPs}). */
     public int messages = 1;
     /** Message m of a flow is posted at the flow's start + m * messageGapPs (0 = all at the start). */
     public long messageGapPs = 0;
-    /** Connections (QP pairs) per source-destination pair; bytes are split over them. */
+    /**
+     * Connections (QP pairs) per source-destination pair; bytes are split over them. For {@code allreduce} the
+     * channels (RCCL's nChannels): each channel is one QP per ring neighbour running its own share of the buffer.
+     */
     public int qpsPerPair = 1;
+    /**
+     * Pipelined all-reduce: bytes of one slice, the unit forwarded as soon as it has arrived (RCCL's slice: 2 of
+     * the 8 FIFO steps of a 4 MiB buffer, 1 MiB). A step's chunk is {@code chunkSlices} slices, smaller when the
+     * buffer is small.
+     */
+    public long sliceBytes = 1 << 20;
+    /** Pipelined all-reduce: slices per chunk (the data one ring step moves per channel and loop). */
+    public int chunkSlices = 2;
+    /**
+     * Pipelined all-reduce: receive FIFO depth per channel, in slices (RCCL: 8 steps of 2 per slice, 4); a rank
+     * sends slice g only once its neighbour has consumed slice g - slots. Must exceed {@code chunkSlices}.
+     */
+    public int slots = 4;
     /** Incast: number of senders. */
     public int senders = 8;
     /** Incast: the receiving host. */

@@ -56,12 +56,13 @@ class ExperimentTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bulk", "incast", "permutation", "alltoall", "allreduce"})
+    @ValueSource(strings = {"bulk", "incast", "permutation", "alltoall", "alltoall-pairwise", "allreduce",
+        "allreduce-stepwise"})
     void everyWorkloadCompletesWithCorrectData(String kind) {
         ExperimentSpec s = small(kind);
         s.workload.ranks = 8;
         s.workload.messages = 2;
-        if (kind.equals("allreduce")) {
+        if (kind.startsWith("allreduce")) {
             s.workload.bytes = 1 << 20;
         }
         RunResult r = Experiment.run(s, null);
@@ -71,7 +72,7 @@ class ExperimentTest {
             case "bulk" -> 8;
             case "incast" -> s.workload.senders;
             case "permutation" -> 16;
-            case "alltoall" -> 8 * 7;
+            case "alltoall", "alltoall-pairwise" -> 8 * 7;
             default -> 8;
         };
         assertEquals(expected, flows);
@@ -79,8 +80,15 @@ class ExperimentTest {
                 && num(r, "fabric_link_min_gbps") <= num(r, "fabric_link_max_gbps"), r.metrics.toString());
         assertTrue(num(r, "mean_fct_us") > 0 && num(r, "mean_fct_us") <= num(r, "max_fct_us"));
         assertTrue(num(r, "p99_completion_latency_us") <= num(r, "max_fct_us"));
-        if (kind.equals("alltoall") || kind.equals("allreduce")) {
+        if (kind.startsWith("alltoall") || kind.startsWith("allreduce")) {
             assertTrue(num(r, "completion_time_us") > 0 && num(r, "algbw_gbps") > 0, r.metrics.toString());
+            // nccl-tests' columns: GB/s (1e9 bytes/s) where the older metrics are Gb/s
+            assertEquals(num(r, "algbw_gbps") / 8, num(r, "algbw_GBps"), 1e-9);
+            assertEquals(num(r, "busbw_gbps") / 8, num(r, "busbw_GBps"), 1e-9);
+            assertEquals(num(r, "completion_time_us"), num(r, "time_us"), 1e-9);
+            assertEquals(s.workload.bytes / 4, num(r, "count"));
+            assertEquals("float", r.metrics.get("type"));
+            assertEquals(kind, r.metrics.get("collective"));
         }
     }
 
@@ -88,7 +96,7 @@ class ExperimentTest {
     void allReduceTakesItsStepsInTurn() {
         // 8 ranks x 14 steps of 128 KiB, each a full message the next step waits for: well above 14 x the time
         // to serialize a step at both planes' rate, and the goodput is the steps' bytes over the time
-        ExperimentSpec s = small("allreduce");
+        ExperimentSpec s = small("allreduce-stepwise");
         s.workload.ranks = 8;
         s.workload.bytes = 1 << 20;
         RunResult r = Experiment.run(s, null);
@@ -348,5 +356,53 @@ class ExperimentTest {
         assertTrue(num(r, "goodput_gbps") > 0);
         assertTrue(calls[0] >= 1, "progress is reported at least at the end");
         assertFalse(r.metrics.containsKey("completion_time_us"));
+    }
+
+    @Test
+    void pipelinedAllReduceBeatsTheStepwiseRing() {
+        // the same 4 MiB over 8 ranks: slices forwarded as they arrive finish well before steps that wait
+        double[] busbw = new double[2];
+        String[] kinds = {"allreduce", "allreduce-stepwise"};
+        for (int i = 0; i < 2; i++) {
+            ExperimentSpec s = small(kinds[i]);
+            s.verify = false;
+            s.workload.ranks = 8;
+            s.workload.bytes = 4 << 20;
+            s.workload.qpsPerPair = 2;
+            s.workload.sliceBytes = 64 << 10;
+            RunResult r = Experiment.run(s, null);
+            assertEquals(0L, r.metrics.get("error_completions"), r.metrics.toString());
+            busbw[i] = num(r, "busbw_GBps");
+        }
+        assertTrue(busbw[0] > 1.3 * busbw[1], "pipelined " + busbw[0] + " GB/s vs stepwise " + busbw[1]);
+    }
+
+    @Test
+    void lossModelsSayWhatTheyDo() {
+        // end-to-end: every packet is lost with the configured rate whatever its path; per link: more, as a packet
+        // between leaves crosses 4 links
+        double[] e2e = new double[2];
+        String[] models = {FabricConfig.END_TO_END, FabricConfig.PER_LINK};
+        for (int i = 0; i < 2; i++) {
+            ExperimentSpec s = small("permutation");
+            s.verify = false;
+            s.workload.bytes = 4 << 20;
+            s.fabric.linkLoss = 0.02;
+            s.fabric.lossModel = models[i];
+            RunResult r = Experiment.run(s, null);
+            assertEquals(models[i], r.metrics.get("loss_model"));
+            assertEquals(0.02, num(r, "loss_rate"));
+            assertEquals(0L, r.metrics.get("error_completions"), r.metrics.toString());
+            assertTrue(num(r, "tail_recovery_messages") > 0 && num(r, "tail_recovery_us_p50") > 0
+                    && num(r, "tail_recovery_us_p99") >= num(r, "tail_recovery_us_p50"), r.metrics.toString());
+            assertEquals(0L, r.metrics.get("tail_unmatched_packets"));
+            e2e[i] = num(r, "loss_e2e_rate");
+        }
+        assertEquals(0.02, e2e[0], 0.002, "end-to-end");
+        assertTrue(e2e[1] > 0.03 && e2e[1] < 1 - Math.pow(0.98, 4) + 0.003, "per-link " + e2e[1]);
+        ExperimentSpec bad = small("permutation");
+        bad.fabric.lossModel = "per-hop";
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Experiment.run(bad, null));
+        assertTrue(e.getMessage().contains("fabric.lossModel"), e.getMessage());
     }
 }

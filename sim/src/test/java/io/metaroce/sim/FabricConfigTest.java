@@ -25,10 +25,10 @@ class FabricConfigTest {
             settings++;
             assertTrue(SIMPLE.contains(f.getType()) || f.getType().isEnum(), f.getName() + " is " + f.getType());
         }
-        assertEquals(26, settings, "a new setting? check it is simple, documented and validated");
+        assertEquals(27, settings, "a new setting? check it is simple, documented and validated");
         for (String name : new String[] {"topology", "k", "hostsPerEdge", "routing", "pfc", "pfcXoffBytes",
             "pfcXonBytes", "wireOverheadBytes", "controlWireBytes", "linkLoss", "ecnMarkAt", "linkFailureDetectPs",
-            "trimming"}) {
+            "trimming", "lossModel"}) {
             FabricConfig.class.getField(name);
         }
         // what an experiment file does: fabric.topology = fat-tree, fabric.k = 4, ...
@@ -45,6 +45,16 @@ class FabricConfigTest {
         assertEquals(2 * 20, f.switches().size());
         assertEquals(0.01, f.links().get(0).loss());
         assertTrue(f.switches().get(0).pfcXoffBytes() > 0);
+        // end to end: only the hosts' uplinks lose packets (each packet crosses exactly one)
+        FabricConfig.class.getField("lossModel").set(cfg, FabricConfig.END_TO_END);
+        Fabric e2e = Fabric.build(cfg, new EventLoop(), new PacketPool(4200), new SplittableRandom(1));
+        int lossy = 0;
+        for (Link l : e2e.links()) {
+            lossy += l.loss() > 0 ? 1 : 0;
+        }
+        assertEquals(16 * 2, lossy, "one uplink per host and plane");
+        assertEquals(0.01, e2e.hostUplink(3, 1).loss());
+        assertEquals(0.0, e2e.hostDownlink(3, 1).loss());
     }
 
     @Test

@@ -60,7 +60,7 @@ class WorkloadTest {
     void ringAllReduceStepWaitsForTheNeighboursChunkAndItsOwnSend() {
         EventLoop loop = new EventLoop();
         ScriptedTransport t = new ScriptedTransport(loop);
-        WorkloadSpec w = spec("allreduce");
+        WorkloadSpec w = spec("allreduce-stepwise");
         w.ranks = 4;
         w.bytes = 4000;
         boolean[] done = {false};
@@ -125,7 +125,7 @@ class WorkloadTest {
     void aFailedAllReduceStepEndsTheCollective() {
         EventLoop loop = new EventLoop();
         ScriptedTransport t = new ScriptedTransport(loop);
-        WorkloadSpec w = spec("allreduce");
+        WorkloadSpec w = spec("allreduce-stepwise");
         w.ranks = 3;
         w.bytes = 3000;
         boolean[] done = {false};
@@ -234,7 +234,135 @@ class WorkloadTest {
         all.ranks = 4;
         Workload wa = new Workload(all, 8, a2a, loop, new SplittableRandom(1), () -> { });
         assertEquals(12, wa.flows().size());
-        assertEquals(3 * all.bytes, wa.collectiveBytes());
+        assertEquals(all.bytes, wa.collectiveBytes(), "nccl-tests' size: the send buffer per rank");
+        assertEquals(all.bytes / 4, wa.flows().get(0).bytes, "a quarter of it to each rank (and one to itself)");
         assertEquals(0.75, wa.busFactor(), 1e-12);
+    }
+
+    /**
+     * Delivers and completes, in posting order, every message posted and not yet answered (except those the test
+     * already delivered or completed by hand, listed in {@code delivered} and {@code completed} as conn:tag);
+     * returns how many.
+     */
+    private static int answerAll(ScriptedTransport t, int[] answered, java.util.Set<String> delivered,
+                                 java.util.Set<String> completed) {
+        int n = 0;
+        while (answered[0] < t.sent.size()) {
+            ScriptedTransport.Sent m = t.sent.get(answered[0]++);
+            String key = m.conn() + ":" + m.tag();
+            if (!delivered.remove(key)) {
+                t.listener.delivered(m.conn(), m.tag(), 1000 + answered[0]);
+            }
+            if (!completed.remove(key)) {
+                t.listener.completed(m.conn(), m.tag(), 1000 + answered[0], true);
+            }
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void pipelinedRingForwardsEachSliceAsSoonAsItArrives() {
+        EventLoop loop = new EventLoop();
+        ScriptedTransport t = new ScriptedTransport(loop);
+        WorkloadSpec w = spec("allreduce");
+        w.ranks = 3;
+        w.qpsPerPair = 2; // two channels
+        w.sliceBytes = 100;
+        w.chunkSlices = 2;
+        w.slots = 3;
+        w.bytes = 2 * 3 * 400; // per channel 1200 bytes: 2 loops of 3 chunks of 200 (2 slices of 100)
+        boolean[] done = {false};
+        Workload wl = new Workload(w, 4, t, loop, new SplittableRandom(1), () -> done[0] = true);
+        loop.run(Long.MAX_VALUE);
+        assertEquals(6, t.connections());
+        // conns: rank 0 ch 0, rank 0 ch 1, rank 1 ch 0, ...: step 0 (2 slices) at once, step 1 waits for data
+        for (int conn = 0; conn < 6; conn++) {
+            assertEquals(2, t.on(conn).size(), "conn " + conn);
+            assertEquals(100, t.on(conn).get(0).bytes());
+        }
+        // rank 1 receives slice 0 of rank 0's channel 0 (conn 0): it forwards it at once, before any ack
+        t.listener.delivered(0, 0, 10);
+        assertEquals(3, t.on(2).size());
+        assertEquals(2, t.on(2).get(2).tag());
+        assertEquals(2, t.on(3).size(), "the other channel does not move");
+        // rank 1 gets slice 1 too: it forwards it, but its FIFO credit at rank 2 (3 slices, none consumed) stops
+        // it at slice 3 even when slice 2 of rank 0 arrives later
+        t.listener.delivered(0, 1, 20);
+        assertEquals(3, t.on(2).size(), "slice 3 needs a free slot at rank 2 (slots = 3)");
+        // rank 2 forwards rank 1's slice 0 once it receives it: a slot frees at rank 2 and rank 1 goes on
+        t.listener.delivered(2, 0, 30);
+        assertEquals(4, t.on(2).size());
+        int[] answered = {0};
+        java.util.Set<String> byHand = new java.util.HashSet<>(List.of("0:0", "0:1", "2:0"));
+        while (answerAll(t, answered, byHand, new java.util.HashSet<>()) > 0) {
+            loop.run(Long.MAX_VALUE);
+        }
+        assertTrue(done[0] && wl.done() && !wl.aborted());
+        // every rank sent 2 loops x 4 steps x 2 slices per channel: 2 (N-1)/N of the buffer
+        for (int conn = 0; conn < 6; conn++) {
+            assertEquals(16, t.on(conn).size());
+            assertEquals(1600, t.on(conn).stream().mapToLong(ScriptedTransport.Sent::bytes).sum());
+        }
+        assertEquals(w.bytes, wl.collectiveBytes());
+        assertEquals(4.0 / 3, wl.busFactor(), 1e-12);
+        for (Workload.Flow f : wl.flows()) {
+            assertTrue(f.ok());
+        }
+    }
+
+    @Test
+    void pipelinedRingOfATinyBufferUsesOneSlicePerChunkAndRejectsTooFewBytes() {
+        EventLoop loop = new EventLoop();
+        ScriptedTransport t = new ScriptedTransport(loop);
+        WorkloadSpec w = spec("allreduce");
+        w.ranks = 4;
+        w.bytes = 4096;
+        boolean[] done = {false};
+        Workload wl = new Workload(w, 4, t, loop, new SplittableRandom(1), () -> done[0] = true);
+        loop.run(Long.MAX_VALUE);
+        int[] answered = {0};
+        while (answerAll(t, answered, new java.util.HashSet<>(), new java.util.HashSet<>()) > 0) {
+            loop.run(Long.MAX_VALUE);
+        }
+        assertTrue(done[0] && wl.done());
+        assertEquals(6, t.on(0).size(), "2 (N-1) steps of one 1 KiB slice");
+        WorkloadSpec tiny = spec("allreduce");
+        tiny.ranks = 4;
+        tiny.bytes = 3;
+        assertThrows(IllegalArgumentException.class,
+                () -> new Workload(tiny, 4, new ScriptedTransport(loop), loop, new SplittableRandom(1), () -> { }));
+        WorkloadSpec noRoom = spec("allreduce");
+        noRoom.slots = noRoom.chunkSlices;
+        assertThrows(IllegalArgumentException.class,
+                () -> new Workload(noRoom, 4, new ScriptedTransport(loop), loop, new SplittableRandom(1), () -> { }));
+    }
+
+    @Test
+    void pairwiseAllToAllStartsARoundWhenItsSendAndReceiveAreDone() {
+        EventLoop loop = new EventLoop();
+        ScriptedTransport t = new ScriptedTransport(loop);
+        WorkloadSpec w = spec("alltoall-pairwise");
+        w.ranks = 3;
+        w.bytes = 3000;
+        boolean[] done = {false};
+        Workload wl = new Workload(w, 3, t, loop, new SplittableRandom(1), () -> done[0] = true);
+        loop.run(Long.MAX_VALUE);
+        // flows [rank][round]: conn = rank * 2 + round - 1; round 1 of every rank is posted
+        assertEquals(3, t.sent.size());
+        assertEquals(1000, t.sent.get(0).bytes());
+        t.listener.completed(0, 0, 10, true); // rank 0's send to 1 is acknowledged, nothing from rank 2 yet
+        assertEquals(3, t.sent.size());
+        t.listener.delivered(4, 0, 20); // rank 2 -> 0 (round 1) arrives: rank 0 moves to round 2
+        assertEquals(4, t.sent.size());
+        assertEquals(1, t.sent.get(3).conn());
+        int[] answered = {0};
+        while (answerAll(t, answered, new java.util.HashSet<>(List.of("4:0")),
+                new java.util.HashSet<>(List.of("0:0"))) > 0) {
+            loop.run(Long.MAX_VALUE);
+        }
+        assertTrue(done[0] && wl.done());
+        assertEquals(6, wl.flows().size());
+        assertEquals(3000, wl.collectiveBytes());
     }
 }

@@ -68,6 +68,8 @@ public final class Network {
         public int pathId() { return pathId; }
         public int opcode() { return opcode; }
         public int length() { return bytes.length; }
+        /** A copy of the datagram's bytes. */
+        public byte[] bytes() { return bytes.clone(); }
         public int ecn() { return ecn; }
         /** PSN field of the base header. */
         public int psn() { return MemorySegment.ofArray(bytes).get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED

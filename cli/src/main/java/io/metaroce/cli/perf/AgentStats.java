@@ -55,12 +55,20 @@ public final class AgentStats {
             for (int i = 0; i < q.pathCount(); i++) {
                 Path p = q.path(i);
                 ps.add(new DeviceStats.PathStats(p.id(), p.plane(), p.state().name(), p.srttNs(), p.cwndBytes(),
-                        p.inflightBytes(), p.txPackets(), p.retransmits(), p.timeouts(), p.ecnEchoes(), p.sackGaps(),
-                        p.failures()));
+                        p.inflightBytes(), p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(), p.ecnEchoes(),
+                        p.sackGaps(), p.failures()));
             }
             qps.add(new DeviceStats.QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
         }
+        Map<String, Long> cm = new java.util.LinkedHashMap<>();
+        if (e != null) {
+            host.counters().forEach((k, v) -> {
+                if (k.startsWith("CM_")) {
+                    cm.put(k, v); // CTR-7: the agent's connection manager
+                }
+            });
+        }
         return new DeviceStats("agent", counters, rxDatagrams, counters.getOrDefault(Counter.TX_PACKETS, 0L), 0, 0, 0,
-                0, qps);
+                0, qps, DeviceStats.Datapath.NONE, cm);
     }
 }

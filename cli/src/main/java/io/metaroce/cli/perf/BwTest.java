@@ -205,7 +205,7 @@ final class BwTest {
     private Result server() {
         s.acceptAll(this::setUpServer);
         Session.Handler h = this::onServerCompletion;
-        s.await(() -> s.eps.stream().allMatch(e -> e.peer != null), "waiting for the client's buffer message", h);
+        s.await(() -> s.all(e -> e.peer != null), "waiting for the client's buffer message", h);
         s.learnRemoteQpns();
         s.printHeader(null);
         s.finishServer(h);

@@ -27,12 +27,11 @@ import java.util.function.Supplier;
  * {@code metaroce_path_failovers_total}, {@code metaroce_engine_events_total{event}} (every engine counter, by its
  * lower-case name), {@code metaroce_qps}. Per QP ({@code qpn}): {@code metaroce_qp_state{state}} (1). Per path
  * ({@code qpn}, {@code path}, {@code plane}): {@code metaroce_path_tx_packets_total},
- * {@code metaroce_path_retransmits_total}, {@code metaroce_path_timeouts_total},
+ * {@code metaroce_path_tx_bytes_total}, {@code metaroce_path_retransmits_total}, {@code metaroce_path_timeouts_total},
  * {@code metaroce_path_ecn_echoes_total}, {@code metaroce_path_sack_gaps_total},
  * {@code metaroce_path_failures_total} (the path's failovers), {@code metaroce_path_srtt_seconds},
  * {@code metaroce_path_cwnd_bytes}, {@code metaroce_path_inflight_bytes}, {@code metaroce_path_up} (1 while
- * ACTIVE) and {@code metaroce_path_state{state}} (1). Per-path byte counts are not kept by the engine; bytes are
- * per device.
+ * ACTIVE) and {@code metaroce_path_state{state}} (1). The engine does not count bytes acknowledged per path yet.
  */
 final class DeviceMetrics {
     /** Emits one sample of a family: its value and its label values in the family's label order. */
@@ -86,6 +85,8 @@ final class DeviceMetrics {
         f.add(new Family("metaroce_qp_state", false, "1 for the state each QP is in", new String[] {"qpn", "state"},
                 (d, e) -> d.qps().forEach(q -> e.emit(1, Integer.toString(q.qpn()), q.state()))));
         path(f, "metaroce_path_tx_packets", true, "Packets sent on the path", DeviceStats.PathStats::txPackets);
+        path(f, "metaroce_path_tx_bytes", true, "Datagram bytes sent on the path (resends included)",
+                DeviceStats.PathStats::txBytes);
         path(f, "metaroce_path_retransmits", true, "Resent packets sent on the path", DeviceStats.PathStats::retransmits);
         path(f, "metaroce_path_timeouts", true, "Retransmission timeouts of the path", DeviceStats.PathStats::timeouts);
         path(f, "metaroce_path_ecn_echoes", true, "ECN-CE echoes for the path", DeviceStats.PathStats::ecnEchoes);

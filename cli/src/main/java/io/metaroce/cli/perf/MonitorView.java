@@ -99,8 +99,8 @@ final class MonitorView {
             b.append("no paths\n");
             return;
         }
-        b.append(String.format(Locale.ROOT, "%10s %4s %5s %-8s %10s %8s %7s %8s %9s %9s %9s %5s  %s%n", "qpn", "path",
-                "plane", "state", "tx pkt/s", "retx/s", "loss%", "ecn/s", "srtt us", "cwnd KB", "infl KB", "fail",
+        b.append(String.format(Locale.ROOT, "%10s %4s %5s %-8s %10s %8s %8s %7s %8s %9s %9s %9s %5s  %s%n", "qpn",
+                "path", "plane", "state", "tx pkt/s", "tx Gb/s", "retx/s", "loss%", "ecn/s", "srtt us", "cwnd KB", "infl KB", "fail",
                 "flags"));
         for (Map<String, String> l : rows.values()) {
             String lbl = new TreeMap<>(l).toString();
@@ -127,8 +127,9 @@ final class MonitorView {
             if (!flags.isEmpty()) {
                 flaggedPaths++;
             }
-            b.append(String.format(Locale.ROOT, "%10s %4s %5s %-8s %10s %8s %7s %8s %9s %9s %9s %5.0f  %s%n",
-                    l.get("qpn"), l.get("path"), l.get("plane"), state, num(tx), num(retx),
+            b.append(String.format(Locale.ROOT, "%10s %4s %5s %-8s %10s %8s %8s %7s %8s %9s %9s %9s %5.0f  %s%n",
+                    l.get("qpn"), l.get("path"), l.get("plane"), state, num(tx),
+                    gbps(rate(cur, "metaroce_path_tx_bytes_total" + lbl, dt)), num(retx),
                     Double.isNaN(loss) ? "-" : String.format(Locale.ROOT, "%.2f", 100 * loss),
                     num(rate(cur, "metaroce_path_ecn_echoes_total" + lbl, dt)),
                     Double.isNaN(rttUs) ? "-" : String.format(Locale.ROOT, "%.1f", rttUs),

@@ -96,6 +96,20 @@ public final class PerfOptions {
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
 
+    @Option(names = "--auth-key", paramLabel = "FILE",
+            description = "Authenticate every packet (AES-128-GCM, docs/spec/10-auth.md) with keys derived per "
+                    + "connection from the pre-shared key in FILE: 16..64 bytes as hexadecimal text, the same file on "
+                    + "both sides (make one with: head -c 32 /dev/urandom | xxd -p -c 64). A side with a key accepts "
+                    + "only authenticated connections.")
+    java.nio.file.Path authKey;
+
+    @Option(names = "--encrypt", description = "With --auth-key: encrypt payloads too (when both sides ask for it).")
+    boolean encrypt;
+
+    @Option(names = "--no-ack-bundle", description = "Send each path's ACK as its own datagram instead of one ACK "
+            + "bundle per QP and receive batch (ACK-11; bundles are on by default).")
+    boolean noAckBundle;
+
     @Option(names = "--tx-rate-gbps", paramLabel = "GBPS",
             description = "The device's transmit pacing rate in Gb/s; 0 = off (default: the links' line rate where "
                     + "the kernel reports one, else off).")
@@ -252,8 +266,33 @@ public final class PerfOptions {
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
+        require(!encrypt || authKey != null, "--encrypt needs --auth-key");
         transportValue();
         idleValue();
+        authKeyValue();
+    }
+
+    /** The pre-shared key of {@code --auth-key} (AUTH-9), or null; a one-line error for a bad file. */
+    byte[] authKeyValue() {
+        if (authKey == null) {
+            return null;
+        }
+        String text;
+        try {
+            text = java.nio.file.Files.readString(authKey).replaceAll("\\s", "");
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new PerfException(PerfException.ERROR, "--auth-key: cannot read " + authKey + ": " + e.getMessage());
+        }
+        byte[] key;
+        try {
+            key = java.util.HexFormat.of().parseHex(text);
+        } catch (IllegalArgumentException e) {
+            throw new PerfException(PerfException.ERROR, "--auth-key: " + authKey + " is not hexadecimal text");
+        }
+        require(key.length >= io.metaroce.core.auth.AuthKeys.MIN_PSK_LENGTH
+                && key.length <= io.metaroce.core.auth.AuthKeys.MAX_PSK_LENGTH,
+                "--auth-key: " + authKey + " holds " + key.length + " bytes; a pre-shared key is 16..64 bytes");
+        return key;
     }
 
     private static void require(boolean ok, String message) {
@@ -347,6 +386,9 @@ public final class PerfOptions {
         if (pacingBurst != null) {
             c.pacingBurstBytes(pacingBurst);
         }
+        if (noAckBundle) {
+            c.ackBundle(false);
+        }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }
@@ -364,6 +406,6 @@ public final class PerfOptions {
                 .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
                 .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
-                .agentThread(agent.equals("thread"));
+                .agentThread(agent.equals("thread")).authKey(authKeyValue()).encrypt(encrypt);
     }
 }

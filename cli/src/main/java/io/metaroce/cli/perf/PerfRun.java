@@ -150,6 +150,7 @@ final class PerfRun {
     static ExperimentRecord record(TestKind kind, PerfOptions o, Result r, DeviceStats stats, long cmDisconnects) {
         Map<String, Object> metrics = new LinkedHashMap<>(r.metrics);
         Map<String, String> acceptance = new LinkedHashMap<>();
+        metrics.put("auth", o.authKey == null ? 0 : o.encrypt ? 2 : 1); // AUTH-9: 0 none, 1 tag, 2 encrypt too
         Map<Counter, Long> c = stats.counters();
         metrics.put("retransmits", c.getOrDefault(Counter.RETRANSMITS, 0L));
         metrics.put("timeouts", c.getOrDefault(Counter.TIMEOUTS, 0L));

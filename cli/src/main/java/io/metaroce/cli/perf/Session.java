@@ -164,9 +164,22 @@ final class Session implements AutoCloseable {
         lastRxDatagrams = device.stats().rxDatagrams();
     }
 
+    /**
+     * Whether every endpoint satisfies {@code p}: a plain loop, because wait loops evaluate it on every spin (a
+     * stream there allocated ~200 MB in a 4,000-ping write-lat server, and the GC pauses showed in the tails).
+     */
+    boolean all(java.util.function.Predicate<Endpoint> p) {
+        for (int i = 0, n = eps.size(); i < n; i++) {
+            if (!p.test(eps.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Client: waits until every server buffer message has arrived. */
     void awaitPeerInfo(Handler h) {
-        await(() -> eps.stream().allMatch(e -> e.peer != null), "waiting for the server's buffer message", h);
+        await(() -> all(e -> e.peer != null), "waiting for the server's buffer message", h);
     }
 
     /**
@@ -386,7 +399,7 @@ final class Session implements AutoCloseable {
             post(ep, "done", () -> ep.qp.postSendImm(Wire.wrId(Wire.WR_DONE_SEND, ep.index, 0), ep.ctrl,
                     Endpoint.CTRL_DONE_SEND, Wire.Done.BYTES, Wire.DONE_IMM, QueuePair.SIGNALED), h);
         }
-        await(() -> eps.stream().allMatch(e -> e.bye), "waiting for the server's bye", h);
+        await(() -> all(e -> e.bye), "waiting for the server's bye", h);
         finishing = true;
         long until = System.nanoTime() + LINGER_NS;
         while (System.nanoTime() - until < 0) {
@@ -413,21 +426,21 @@ final class Session implements AutoCloseable {
 
     /** Server: waits for "done" on every QP, answers "bye" and waits (bounded) for the bye to be acknowledged. */
     void finishServer(Handler h) {
-        await(() -> eps.stream().allMatch(e -> e.done != null), "waiting for the client's done", h);
+        await(() -> all(e -> e.done != null), "waiting for the client's done", h);
         for (Endpoint ep : eps) {
             post(ep, "bye", () -> ep.qp.postSendImm(Wire.wrId(Wire.WR_BYE_SEND, ep.index, 0), ep.ctrl,
                     Endpoint.CTRL_BYE_SEND, 8, Wire.BYE_IMM, QueuePair.SIGNALED), h);
         }
         finishing = true;
         long until = System.nanoTime() + Math.min(BYE_WAIT_NS, o.timeoutNs());
-        while (!eps.stream().allMatch(e -> e.byeCompleted) && System.nanoTime() - until < 0) {
+        while (!all(e -> e.byeCompleted) && System.nanoTime() - until < 0) {
             if (!pollOne(h)) {
                 poller.idle();
             }
         }
         // the client closes each connection after its linger (CM_DREQ); one it does not close, the server closes
         until = System.nanoTime() + Math.min(BYE_WAIT_NS, o.timeoutNs());
-        while (!eps.stream().allMatch(e -> e.qp.state() == QpState.ERROR)
+        while (!all(e -> e.qp.state() == QpState.ERROR)
                 && System.nanoTime() - until < 0) {
             if (!pollOne(h)) {
                 poller.idle();
@@ -461,8 +474,9 @@ final class Session implements AutoCloseable {
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());
         out.printf(Locale.ROOT, " Role            : %s%n", o.server() ? "server" : "client -> " + o.host + ":" + o.port);
         out.printf(Locale.ROOT, " Device          : MetaRoCE-J over UDP, %s%n", device.transportName());
-        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, source ports %d..%d%n", device.groActive() ? "on" : "off",
-                o.noGso ? "off" : "on", device.basePort(), device.basePort() + device.config().paths - 1);
+        out.printf(Locale.ROOT, " Datapath        : GRO %s, GSO %s, scatter-gather send, ACK bundles %s, source ports %d..%d%n",
+                device.groActive() ? "on" : "off", o.noGso ? "off" : "on", device.config().ackBundle ? "on" : "off",
+                device.basePort(), device.basePort() + device.config().paths - 1);
         out.printf(Locale.ROOT, " Rates           : %s%n", device.rateSummary());
         out.printf(Locale.ROOT, " Agent           : %s%n", device.inline() ? "inline (this tool's thread runs the device)"
                 : "own I/O thread");
@@ -476,6 +490,10 @@ final class Session implements AutoCloseable {
         }
         out.printf(Locale.ROOT, " %-16s: %-12d Idle            : %s%n", o.server() ? "Max message size" : "Message size",
                 o.size(), o.idle.toLowerCase(Locale.ROOT));
+        if (o.authKey != null) {
+            out.printf(Locale.ROOT, " Authentication  : AES-128-GCM per packet (%s), keys from %s%n",
+                    o.encrypt ? "payloads encrypted if the peer agrees" : "payloads authenticated", o.authKey);
+        }
         if (o.durationS != null) {
             out.printf(Locale.ROOT, " Duration        : %s s%n", o.durationS);
         }

@@ -53,6 +53,13 @@ final class StatsJson {
                 .append(", \"rates\": ").append(quote(dp.rates())).append('}')
                 .append(",\n  \"counters\": ");
         counters(b, d.counters());
+        b.append(",\n  \"cm_counters\": {"); // CTR-7
+        boolean first = true;
+        for (Map.Entry<String, Long> e : d.cmCounters().entrySet()) {
+            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
+            first = false;
+        }
+        b.append('}');
         b.append(",\n  \"qps\": [");
         for (int k = 0; k < d.qps().size(); k++) {
             DeviceStats.QpStats q = d.qps().get(k);
@@ -70,6 +77,7 @@ final class StatsJson {
                         .append(", \"cwnd_bytes\": ").append(p.cwndBytes())
                         .append(", \"inflight_bytes\": ").append(p.inflightBytes())
                         .append(", \"tx_packets\": ").append(p.txPackets())
+                        .append(", \"tx_bytes\": ").append(p.txBytes())
                         .append(", \"retransmits\": ").append(p.retransmits())
                         .append(", \"timeouts\": ").append(p.timeouts())
                         .append(", \"ecn_echoes\": ").append(p.ecnEchoes())
@@ -111,7 +119,7 @@ final class StatsJson {
                 Map<?, ?> p = map(po, "paths[]");
                 paths.add(new DeviceStats.PathStats((int) num(p, "id"), (int) num(p, "plane"), str(p, "state"),
                         num(p, "srtt_ns"), num(p, "cwnd_bytes"), num(p, "inflight_bytes"), num(p, "tx_packets"),
-                        num(p, "retransmits"), num(p, "timeouts"), num(p, "ecn_echoes"), num(p, "sack_gaps"),
+                        optionalNum(p, "tx_bytes"), num(p, "retransmits"), num(p, "timeouts"), num(p, "ecn_echoes"), num(p, "sack_gaps"),
                         num(p, "failures")));
             }
             qps.add(new DeviceStats.QpStats((int) num(q, "qpn"), str(q, "state"), (int) num(q, "remote_qpn"), paths,
@@ -119,7 +127,7 @@ final class StatsJson {
         }
         DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),
-                num(m, "duty_cycles"), qps, datapath(m.get("datapath")));
+                num(m, "duty_cycles"), qps, datapath(m.get("datapath")), cmCounters(m.get("cm_counters")));
         return new Snapshot(d, num(m, "written_at_ms"), m.get("source") instanceof String s ? s : "");
     }
 
@@ -142,6 +150,19 @@ final class StatsJson {
                 num(p, "stalls"), num(p, "stalled_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
                 (int) num(p, "connected_sockets"), Boolean.TRUE.equals(p.get("gro")),
                 p.get("rates") instanceof String s ? s : "");
+    }
+
+    /** CTR-7: the connection manager's counters by name; files written before they existed read as none. */
+    private static Map<String, Long> cmCounters(Object o) {
+        Map<String, Long> c = new java.util.LinkedHashMap<>();
+        if (o instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                if (v instanceof Number n) {
+                    c.put(String.valueOf(k), n.longValue());
+                }
+            });
+        }
+        return c;
     }
 
     private static Map<Counter, Long> counters(Map<?, ?> m) {
@@ -168,6 +189,11 @@ final class StatsJson {
             return l;
         }
         throw new IllegalArgumentException("statistics JSON: " + key + " is not a list");
+    }
+
+    /** A count written by newer versions only (a stats file from an older one reads as 0). */
+    private static long optionalNum(Map<?, ?> m, String key) {
+        return m.containsKey(key) ? num(m, key) : 0;
     }
 
     private static long num(Map<?, ?> m, String key) {

@@ -56,7 +56,8 @@ public final class SimCommand implements Runnable {
                 description = "override a field, e.g. --set fabric.linkLoss=0.01 --set workload.bytes=4MiB")
         List<String> sets = new ArrayList<>();
         @Option(names = "--sweep", paramLabel = "KEY=V1,V2,...",
-                description = "sweep a field (replaces the file's axis for that key; several multiply)")
+                description = "sweep a field (replaces the file's axis for that key; several multiply); a size range "
+                        + "as nccl-tests' -b/-e/-f: --sweep workload.bytes=1MiB..1GiBx4")
         List<String> sweeps = new ArrayList<>();
         @Option(names = "--scaled", description = "apply the file's 'scaled' overrides (the small version CI runs)")
         boolean scaled;

@@ -84,7 +84,13 @@ class MetricsEndpointTest {
         }
         assertEquals(PATHS, paths.size(), "per-path series: " + paths);
         assertTrue(pathTxB > pathTxA, "per-path tx packets did not move");
-        for (String family : List.of("metaroce_path_srtt_seconds", "metaroce_path_cwnd_bytes", "metaroce_path_up",
+        double pathBytesA = a.named("metaroce_path_tx_bytes_total").stream().mapToDouble(s -> s.value()).sum();
+        double pathBytesB = b.named("metaroce_path_tx_bytes_total").stream().mapToDouble(s -> s.value()).sum();
+        assertTrue(pathBytesB > pathBytesA, "per-path tx bytes did not move: " + pathBytesA + " -> " + pathBytesB);
+        assertTrue(pathBytesB <= b.value("metaroce_tx_bytes_total", Map.of()),
+                "the paths sent more bytes than the device: " + pathBytesB);
+        for (String family : List.of("metaroce_path_tx_bytes_total", "metaroce_path_srtt_seconds",
+                "metaroce_path_cwnd_bytes", "metaroce_path_up",
                 "metaroce_path_retransmits_total", "metaroce_path_ecn_echoes_total", "metaroce_path_failures_total",
                 "metaroce_path_timeouts_total")) {
             assertEquals(PATHS, b.named(family).size(), family);

@@ -93,9 +93,9 @@ class MonitorTest {
         Map<Counter, Long> c = new EnumMap<>(Counter.class);
         c.put(Counter.RETRANSMITS, retx);
         c.put(Counter.TX_PACKETS, tx);
-        var p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 50_000, 65536, 4096, tx, retx, 0, 0, 0, 0);
-        var p1 = new DeviceStats.PathStats(1, 1, failures > 0 ? "FAILED" : "ACTIVE", srtt1Ns, 4096, 0, 10, 0, 0, 0, 0,
-                failures);
+        var p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 50_000, 65536, 4096, tx, tx * 4096, retx, 0, 0, 0, 0);
+        var p1 = new DeviceStats.PathStats(1, 1, failures > 0 ? "FAILED" : "ACTIVE", srtt1Ns, 4096, 0, 10, 40_960, 0,
+                0, 0, 0, failures);
         return new DeviceStats("test", c, 0, 0, 0, 0, 0, 0,
                 List.of(new DeviceStats.QpStats(7, "RTS", 9, List.of(p0, p1), Map.of())));
     }

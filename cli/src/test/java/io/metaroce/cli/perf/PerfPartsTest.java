@@ -129,10 +129,15 @@ class PerfPartsTest {
         c.put(Counter.RETRANSMITS, 3L);
         Map<Counter, Long> qc = new EnumMap<>(Counter.class);
         qc.put(Counter.COMPLETIONS, 9L);
-        DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 1, 0, 2, 0, 0);
-        DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 2, 2, 0, 1, 1);
+        DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 204_800, 1, 0, 2, 0, 0);
+        DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 204_800, 2, 2, 0, 1, 1);
         DeviceStats.QpStats q = new DeviceStats.QpStats(0x1234, "RTS", 0x4321, List.of(p0, p1), qc);
-        return new DeviceStats("ffm (\"quoted\")", c, 10, 20, 0, 1, 4, 999, List.of(q));
+        Map<String, Long> cm = new java.util.LinkedHashMap<>();
+        cm.put("CM_RX_PACKETS", 4L);
+        cm.put("CM_DROP_BAD_CRC", 1L);
+        cm.put("CM_ESTABLISHED", 1L);
+        cm.put("CM_REJECTS_SENT", 0L);
+        return new DeviceStats("ffm (\"quoted\")", c, 10, 20, 0, 1, 4, 999, List.of(q), DeviceStats.Datapath.NONE, cm);
     }
 
     @Test
@@ -143,6 +148,8 @@ class PerfPartsTest {
         assertEquals(d, back.stats());
         assertEquals(1_700_000_000_000L, back.writtenAtMs());
         assertEquals(d.format(), back.stats().format());
+        assertTrue(d.format().contains("connection manager (CTR-7):\n  CM_RX_PACKETS            4\n  CM_DROP_BAD_CRC          1\n"
+                + "  CM_ESTABLISHED           1\n"), d.format()); // zero CM counters are left out
         DeviceStats empty = new DeviceStats("channel", new EnumMap<>(Counter.class), 0, 0, 0, 0, 0, 0, List.of());
         assertEquals(empty, StatsJson.read(StatsJson.write(empty, 1, "")).stats());
         assertThrows(IllegalArgumentException.class, () -> StatsJson.read("{\"qps\": [}"));

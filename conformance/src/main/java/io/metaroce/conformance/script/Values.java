@@ -18,13 +18,14 @@ public final class Values {
             Map.entry("FIRST", (long) BaseHeader.FLAG_FIRST), Map.entry("LAST", (long) BaseHeader.FLAG_LAST),
             Map.entry("RETRANSMIT", (long) BaseHeader.FLAG_RETRANSMIT),
             Map.entry("ACK_REQ", (long) BaseHeader.FLAG_ACK_REQ),
+            Map.entry("AUTH", (long) BaseHeader.FLAG_AUTH), Map.entry("ENCRYPTED", (long) BaseHeader.FLAG_ENCRYPTED),
             Map.entry("RNR", (long) NakHeader.CODE_RNR), Map.entry("BAD_RKEY", (long) NakHeader.CODE_BAD_RKEY),
             Map.entry("OUT_OF_BOUNDS", (long) NakHeader.CODE_OUT_OF_BOUNDS),
             Map.entry("NO_PERMISSION", (long) NakHeader.CODE_NO_PERMISSION),
             Map.entry("INVALID_REQUEST", (long) NakHeader.CODE_INVALID_REQUEST),
             Map.entry("BUSY", (long) NakHeader.CODE_BUSY),
             Map.entry("NO_RESOURCES", 1L), Map.entry("INVALID_PARAMS", 2L), Map.entry("UNSUPPORTED", 3L),
-            Map.entry("CONSUMER", 4L), Map.entry("STALE", 5L), Map.entry("CAP_AUTH", 1L), Map.entry("CE", 3L),
+            Map.entry("CONSUMER", 4L), Map.entry("STALE", 5L), Map.entry("CAP_AUTH", 1L), Map.entry("CAP_ENCRYPT", 2L), Map.entry("CE", 3L),
             Map.entry("ECT0", 2L), Map.entry("ECT1", 1L), Map.entry("NOT_ECT", 0L));
 
     private Values() {

@@ -1,5 +1,6 @@
 package io.metaroce.conformance.target;
 
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.Counter;
 import io.metaroce.core.CompletionQueue;
 import io.metaroce.core.Engine;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -56,6 +58,8 @@ public final class EngineHost {
      * otherwise they reach the engine, which must drop them (CM-15).
      */
     private boolean cmRuns;
+    /** AUTH-1: the case's {@code config auth=}: off, tag or encrypt. */
+    private String authMode = "off";
     private SplittableRandom cmRandom;
 
     /** A host whose engines carry {@code mutation} (NONE for a correct engine). */
@@ -70,7 +74,15 @@ public final class EngineHost {
     public void reset(Map<String, String> config, long seed) {
         EngineConfig cfg = new EngineConfig();
         cfg.mutation = mutation;
+        authMode = "off";
         for (Map.Entry<String, String> e : config.entrySet()) {
+            if (e.getKey().equals("auth")) { // AUTH-1: the case's connection authenticates (tag or encrypt)
+                if (!Set.of("off", "tag", "encrypt").contains(e.getValue())) {
+                    throw new IllegalArgumentException("auth must be off, tag or encrypt, not " + e.getValue());
+                }
+                authMode = e.getValue();
+                continue;
+            }
             set(cfg, e.getKey(), e.getValue());
         }
         engine = new Engine(cfg, new SplittableRandom(seed));
@@ -129,6 +141,16 @@ public final class EngineHost {
         }
 
         @Override
+        public byte[] authKey() {
+            return authMode.equals("off") ? null : TesterConstants.AUTH_PSK; // AUTH-9
+        }
+
+        @Override
+        public boolean encryptPayloads() {
+            return authMode.equals("encrypt");
+        }
+
+        @Override
         public List<byte[]> planeAddresses() {
             List<byte[]> l = new ArrayList<>();
             for (int i = 0; i < cfg.planes; i++) {
@@ -168,6 +190,8 @@ public final class EngineHost {
                 f.setLong(cfg, Long.parseLong(value));
             } else if (f.getType() == double.class) {
                 f.setDouble(cfg, Double.parseDouble(value));
+            } else if (f.getType() == boolean.class && (value.equals("true") || value.equals("false"))) {
+                f.setBoolean(cfg, Boolean.parseBoolean(value));
             } else {
                 throw new IllegalArgumentException("knob '" + knob + "' cannot be set by a case");
             }
@@ -209,6 +233,10 @@ public final class EngineHost {
             return 0;
         }
         qp = engine.createQp(pd, sendCq, recvCq);
+        if (!authMode.equals("off") && !state.equals("CONNECT")) { // AUTH-3 with the tester's fixed connection values (no CM exchange)
+            qp.enableAuth(AuthKeys.derive(TesterConstants.AUTH_PSK, TesterConstants.AUTH_CID, testerQpn, qp.qpn(),
+                    testerPsn, iutPsn, false, authMode.equals("encrypt")));
+        }
         switch (state) {
             case "RESET" -> { }
             case "CONNECT" -> {

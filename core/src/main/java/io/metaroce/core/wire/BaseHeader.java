@@ -46,6 +46,12 @@ public final class BaseHeader {
     public static final int FLAG_RETRANSMIT = 0x0004;
     /** Flag: the sender asks for an immediate ACK (tail of a burst). */
     public static final int FLAG_ACK_REQ = 0x0008;
+    /** Flag: the packet carries the 24-byte AUTH trailer before its CRC (spec AUTH-2). */
+    public static final int FLAG_AUTH = 0x0010;
+    /** Flag, with {@link #FLAG_AUTH}: the payload is encrypted (spec AUTH-5). */
+    public static final int FLAG_ENCRYPTED = 0x0020;
+    /** Length of the AUTH trailer (16-byte tag, 8-byte sequence number) of a packet with {@link #FLAG_AUTH}. */
+    public static final int AUTH_TRAILER_LENGTH = 24;
 
     private MemorySegment seg;
     private long base;

@@ -21,6 +21,8 @@ public final class Opcode {
     public static final int ACK = 0x10;
     /** Negative acknowledgement of one packet, with a code. */
     public static final int NAK = 0x11;
+    /** Several paths' acknowledgements in one datagram (ACK-11): each entry means what an ACK for its path means. */
+    public static final int ACK_BUNDLE = 0x12;
     /** Liveness probe of one path. */
     public static final int PROBE = 0x20;
     /** Reply to a probe, sent back on the same path id. */
@@ -63,6 +65,7 @@ public final class Opcode {
             case WRITE, WRITE_IMM, SEND, SEND_IMM, READ_RESP -> DataHeader.LENGTH;
             case READ_REQ -> ReadRequestHeader.LENGTH;
             case ACK -> AckHeader.LENGTH;
+            case ACK_BUNDLE -> AckBundleHeader.LENGTH;
             case NAK -> NakHeader.LENGTH;
             case PROBE, PROBE_REPLY -> ProbeHeader.LENGTH;
             case CM_REQ, CM_REP, CM_RTU, CM_DREQ, CM_REJ -> CmHeader.FIXED_LENGTH;
@@ -81,6 +84,7 @@ public final class Opcode {
             case READ_RESP -> "READ_RESP";
             case ACK -> "ACK";
             case NAK -> "NAK";
+            case ACK_BUNDLE -> "ACK_BUNDLE";
             case PROBE -> "PROBE";
             case PROBE_REPLY -> "PROBE_REPLY";
             case CM_REQ -> "CM_REQ";

@@ -69,7 +69,9 @@ public final class Packet {
         if (length < BaseHeader.LENGTH + ext + CRC_LENGTH) {
             return TRUNCATED;
         }
-        if (length != BaseHeader.LENGTH + ext + base.payloadLength() + CRC_LENGTH) {
+        int natural = BaseHeader.LENGTH + ext + base.payloadLength() + CRC_LENGTH;
+        if (length != natural && !(length == natural + BaseHeader.AUTH_TRAILER_LENGTH
+                && (base.flags() & BaseHeader.FLAG_AUTH) != 0)) { // AUTH-2: the trailer is counted by its flag
             return BAD_LENGTH;
         }
         return OK;
@@ -79,6 +81,25 @@ public final class Packet {
     public int seal(MemorySegment seg, int length) {
         Bytes.i32(seg, length, crc32c(seg, length));
         return length + CRC_LENGTH;
+    }
+
+    /**
+     * Seals a gathered datagram: headers in {@code seg[0, headerLength)}, the payload in
+     * {@code payload[payloadOffset, payloadOffset + payloadLength)} (not copied). The CRC32C covers headers then
+     * payload, as if they were contiguous, and is written at {@code seg[headerLength]}; returns the datagram's
+     * total length. {@code payload} must be native and at most 2 GiB.
+     */
+    public int sealGathered(MemorySegment seg, int headerLength, MemorySegment payload, long payloadOffset,
+                            int payloadLength) {
+        crc.reset();
+        ByteBuffer h = view(seg);
+        h.limit(headerLength).position(0);
+        crc.update(h);
+        ByteBuffer p = view(payload);
+        p.clear().position((int) payloadOffset).limit((int) payloadOffset + payloadLength);
+        crc.update(p);
+        Bytes.i32(seg, headerLength, (int) crc.getValue());
+        return headerLength + payloadLength + CRC_LENGTH;
     }
 
     /**
@@ -138,20 +159,26 @@ public final class Packet {
             crc.update(array, (int) seg.address(), length);
             return (int) crc.getValue();
         }
+        ByteBuffer b;
+        try {
+            b = view(seg);
+        } catch (UnsupportedOperationException e) {
+            // Over 2 GiB, or on a heap array of another type: no whole view; read the bytes (rare, uncached).
+            b = ByteBuffer.wrap(seg.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        return update(b, length);
+    }
+
+    /** The whole-segment byte-buffer view of {@code seg}, from the cache (made once per segment). */
+    private ByteBuffer view(MemorySegment seg) {
         int slot = System.identityHashCode(seg) & (CACHE - 1);
         ByteBuffer b = cachedSegments[slot] == seg ? cachedBuffers[slot] : null;
         if (b == null) {
-            try {
-                b = seg.asByteBuffer();
-            } catch (UnsupportedOperationException e) {
-                // Over 2 GiB, or on a heap array of another type: no whole view; read the bytes (rare, uncached).
-                b = ByteBuffer.wrap(seg.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-                return update(b, length);
-            }
+            b = seg.asByteBuffer();
             cachedSegments[slot] = seg;
             cachedBuffers[slot] = b;
         }
-        return update(b, length);
+        return b;
     }
 
     private int update(ByteBuffer b, int length) {

@@ -44,12 +44,13 @@ class CodecPropertiesTest {
         }
         SPEC_EXTENSION[0x10] = 56;
         SPEC_EXTENSION[0x11] = 16;
+        SPEC_EXTENSION[0x12] = 8; // ACK_BUNDLE (ACK-11)
         SPEC_EXTENSION[0x20] = 16;
         SPEC_EXTENSION[0x21] = 16;
     }
 
-    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x10, 0x11, 0x20, 0x21, 0x30, 0x31,
-            0x32, 0x33, 0x34};
+    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x10, 0x11, 0x12, 0x20, 0x21, 0x30,
+            0x31, 0x32, 0x33, 0x34};
     private static final int[] CM_OPCODES = {0x30, 0x31, 0x32, 0x33, 0x34};
     /** Bytes of slack before and after a view, checked to be left untouched. */
     private static final int GUARD = 24;
@@ -506,7 +507,9 @@ class CodecPropertiesTest {
             return Packet.TRUNCATED;
         }
         int payloadLength = (b[10] & 0xff) << 8 | (b[11] & 0xff);
-        return length == 32 + ext + payloadLength + 4 ? Packet.OK : Packet.BAD_LENGTH;
+        boolean authFlag = (b[3] & 0x10) != 0; // AUTH-2: flag AUTH (0x0010) admits the 24-byte AUTH trailer
+        int natural = 32 + ext + payloadLength + 4;
+        return length == natural || authFlag && length == natural + 24 ? Packet.OK : Packet.BAD_LENGTH;
     }
 
     /** A segment with {@code GUARD} noise bytes around a view of {@code length} bytes at {@code at}. */

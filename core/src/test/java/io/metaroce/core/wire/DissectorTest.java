@@ -64,10 +64,11 @@ class DissectorTest {
             "metaroce.va", "metaroce.rsn", "metaroce.imm", "metaroce.read.length", "metaroce.read.sink_va",
             "metaroce.ack.cum_psn", "metaroce.ack.ce_count", "metaroce.ack.echo_ts", "metaroce.ack.grant",
             "metaroce.ack.rx_msn", "metaroce.ack.sack0", "metaroce.ack.sack3", "metaroce.ack.sacked",
-            "metaroce.ack.sacked_psn", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
+            "metaroce.ack.sacked_psn", "metaroce.ack.entries", "metaroce.ack.entry_path", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
-            "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6");
+            "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
+            "metaroce.auth.seq");
 
     /** One datagram of the capture and what the dissector must make of it. */
     private record Frame(String label, byte[] payload, int dstPort, Expect expect, Vector vector) {
@@ -83,6 +84,9 @@ class DissectorTest {
         for (int port : new int[] {PORT, HEURISTIC_PORT}) {
             for (Vector v : Vector.values()) {
                 frames.add(new Frame(v + " on " + port, stored(v), port, Expect.GOOD, v));
+            }
+            for (AuthVectors.Sealed v : AuthVectors.Sealed.values()) { // AUTH-2: spec 10's sealed vectors
+                frames.add(new Frame("sealed " + v + " on " + port, v.build(), port, Expect.GOOD, v.plain));
             }
         }
         byte[] corrupted = stored(Vector.WRITE);
@@ -134,6 +138,8 @@ class DissectorTest {
         assertEquals(bad, count(v.stdout, "[Expert Info (Error/Checksum): Bad CRC32C: stored"), "bad-CRC expert infos");
         assertTrue(v.stdout.contains("WRITE qp=0x00000b02 path=0 psn=4096 msn=0 off=0 len=16"), v.stdout);
         assertTrue(v.stdout.contains("sack=[cum+2..cum+4, cum+256]"), v.stdout);
+        assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
+                v.stdout);
     }
 
     // ---- expectations ----
@@ -158,6 +164,9 @@ class DissectorTest {
         assertNum(row, "metaroce.timestamp", b.timestampNs(), label);
         int crc = ByteBuffer.wrap(bytes, bytes.length - Packet.CRC_LENGTH, Packet.CRC_LENGTH).getInt();
         assertNum(row, "metaroce.crc", Integer.toUnsignedLong(crc), label);
+        boolean sealed = (b.flags() & BaseHeader.FLAG_AUTH) != 0
+                && bytes.length == Packet.datagramLength(b.opcode(), b.payloadLength()) + BaseHeader.AUTH_TRAILER_LENGTH;
+        assertEquals(sealed ? "0" : "", row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
         String status = row.get("metaroce.crc.status");
         if (f.expect == Expect.GOOD) {
             assertTrue(status.equals("1") || status.equalsIgnoreCase("Good"), label + ": CRC status " + status);
@@ -205,6 +214,15 @@ class DissectorTest {
                 assertEquals("cum+2..cum+4, cum+256", row.get("metaroce.ack.sacked"), label);
                 assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 2, ipsnA + 3, ipsnA + 4, ipsnA + 256),
                         label);
+            }
+            case ACK_BUNDLE -> {
+                assertNum(row, "metaroce.ack.entries", 2, label);
+                assertNums(row, "metaroce.ack.entry_path", List.of(2L, 5L), label);
+                assertNums(row, "metaroce.ack.cum_psn", List.of(ipsnA + 0x40, ipsnA + 0x30), label);
+                assertNums(row, "metaroce.ack.ce_count", List.of(0L, 1L), label);
+                assertNum(row, "metaroce.ack.grant", 50_000, label);
+                assertNum(row, "metaroce.ack.rx_msn", 3, label);
+                assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 0x42), label);
             }
             case NAK -> {
                 assertNum(row, "metaroce.msn", 5, label);

@@ -210,6 +210,23 @@ public final class GoldenVectors {
                                 .sackWord(0, 0x0000000000000002L).sackWord(1, 0x8000000000000000L).sackWord(2, 0L)
                                 .sackWord(3, 0xc000000000000000L));
             }
+        },
+        ACK_BUNDLE(Opcode.ACK_BUNDLE, "B acks A's paths 2 and 5 in one bundle sent on path 2 (ACK-11): path 2 cum "
+                + "0x1040 with 0x1042 accepted; path 5 cum 0x1030, one CE mark, nothing beyond") {
+            @Override
+            byte[] build() {
+                int n = 2;
+                MemorySegment x = MemorySegment.ofArray(new byte[AckBundleHeader.LENGTH
+                        + n * AckBundleHeader.ENTRY_LENGTH]);
+                new AckBundleHeader().wrap(x, 0)
+                        .pathId(0, 2).ceCount(0, 0).cumPsn(0, IPSN_A + 0x40).echoTimestampNs(0, T0 + 17_200)
+                        .sackWord(0, 0, 0x0000000000000002L).sackWord(0, 1, 0L).sackWord(0, 2, 0L).sackWord(0, 3, 0L)
+                        .pathId(1, 5).ceCount(1, 1).cumPsn(1, IPSN_A + 0x30).echoTimestampNs(1, T0 + 17_100)
+                        .sackWord(1, 0, 0L).sackWord(1, 1, 0L).sackWord(1, 2, 0L).sackWord(1, 3, 0L);
+                byte[] entries = x.asSlice(AckBundleHeader.LENGTH).toArray(ValueLayout.JAVA_BYTE);
+                return frame(opcode, 0, QPN_A, QPN_B, 2, 0, 0, T0 + 17_500, entries,
+                        ext -> new AckBundleHeader().wrap(ext, 0).grantMbps(50_000).rxMsn(3));
+            }
         };
 
         final int opcode;
@@ -400,6 +417,22 @@ public final class GoldenVectors {
                 rows.add(row(x + AckHeader.SACK + 8 * w, "SACK word " + w, hex64(a.sackWord(w))
                         + sackPsns(a.cumPsn(), w, a.sackWord(w))));
             }
+        } else if (op == Opcode.ACK_BUNDLE) {
+            AckBundleHeader a = new AckBundleHeader().wrap(seg, x);
+            rows.add(row(x + AckBundleHeader.GRANT_MBPS, "grant (Mb/s)", dec(a.grantMbps())));
+            rows.add(row(x + AckBundleHeader.RX_MSN, "rx MSN", dec(a.rxMsn())));
+            for (int i = 0; i < AckBundleHeader.entries(b.payloadLength()); i++) {
+                int e = x + AckBundleHeader.LENGTH + i * AckBundleHeader.ENTRY_LENGTH;
+                rows.add(row(e + AckBundleHeader.ENTRY_PATH_ID, "entry " + i + " path id", dec(a.pathId(i))));
+                rows.add(row(e + AckBundleHeader.ENTRY_CE_COUNT, "entry " + i + " CE count", dec(a.ceCount(i))));
+                rows.add(row(e + AckBundleHeader.ENTRY_CUM_PSN, "entry " + i + " cum PSN", hex32(a.cumPsn(i))));
+                rows.add(row(e + AckBundleHeader.ENTRY_ECHO_TIMESTAMP, "entry " + i + " echoed timestamp (ns)",
+                        dec(a.echoTimestampNs(i))));
+                for (int w = 0; w < 4; w++) {
+                    rows.add(row(e + AckBundleHeader.ENTRY_SACK + 8 * w, "entry " + i + " SACK word " + w,
+                            hex64(a.sackWord(i, w)) + sackPsns(a.cumPsn(i), w, a.sackWord(i, w))));
+                }
+            }
         } else if (op == Opcode.NAK) {
             NakHeader k = new NakHeader().wrap(seg, x);
             rows.add(row(x + NakHeader.MSN, "MSN", dec(k.msn())));
@@ -431,7 +464,7 @@ public final class GoldenVectors {
             }
         }
         int payloadAt = BaseHeader.LENGTH + Opcode.extensionLength(op);
-        if (!Opcode.isCm(op) && b.payloadLength() > 0) {
+        if (!Opcode.isCm(op) && op != Opcode.ACK_BUNDLE && b.payloadLength() > 0) {
             byte[] p = new byte[b.payloadLength()];
             System.arraycopy(bytes, payloadAt, p, 0, p.length);
             rows.add(row(payloadAt, "payload", "\"" + new String(p, StandardCharsets.US_ASCII) + "\" (ASCII)"));

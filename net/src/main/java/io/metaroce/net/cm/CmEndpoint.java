@@ -5,6 +5,7 @@ import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.QpState;
 import io.metaroce.core.QueuePair;
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.wire.CmMessage;
 import io.metaroce.core.wire.Opcode;
 
@@ -83,8 +84,8 @@ public final class CmEndpoint {
         c.localPsn = psn;
         c.deadlineNs = deadlineNs;
         EngineConfig cfg = host.config();
-        CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths, 0, host.udpPort(), 0,
-                host.planeAddresses());
+        CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths, offeredCaps(),
+                host.udpPort(), 0, host.planeAddresses());
         c.req = req;
         put(c);
         send(nowNs, req, remote);
@@ -247,6 +248,12 @@ public final class CmEndpoint {
             rejectAndRemember(nowNs, c, CmReason.INVALID_PARAMS);
             return true;
         }
+        byte[] psk = host.authKey();
+        if (psk != null && (req.capabilities() & CmMessage.CAP_AUTH) == 0) {
+            rejectAndRemember(nowNs, c, CmReason.UNSUPPORTED); // AUTH-9: a device with a key authenticates all
+            return true;
+        }
+        int caps = psk == null ? 0 : CmMessage.CAP_AUTH | (req.capabilities() & offeredCaps() & CmMessage.CAP_ENCRYPT);
         QueuePair qp;
         try {
             qp = host.newQp();
@@ -259,14 +266,26 @@ public final class CmEndpoint {
         }
         c.qp = qp;
         c.localPsn = host.responderInitialPsn();
+        if (psk != null) { // AUTH-3, AUTH-9: keys before RTR, from the values of the REQ and of our REP
+            qp.enableAuth(AuthKeys.derive(psk, req.connectionId(), req.senderQpn(), qp.qpn(), req.initialPsn(),
+                    c.localPsn, false, (caps & CmMessage.CAP_ENCRYPT) != 0));
+        }
         qp.modifyToRtr(host.peerHandle(remote, req), req.senderQpn(), req.initialPsn());
         List<byte[]> mine = host.planeAddresses();
         c.answer = new CmMessage(Opcode.CM_REP, req.connectionId(), qp.qpn(), req.senderQpn(), c.localPsn, mtu, paths,
-                0, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13: never CAP_AUTH
+                caps, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13, AUTH-9
         put(c);
         awaitingRtu.add(c);
         send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
         return true;
+    }
+
+    /** AUTH-9: the capabilities this device offers in a CM_REQ and accepts in a CM_REP. */
+    private int offeredCaps() {
+        if (host.authKey() == null) {
+            return 0;
+        }
+        return CmMessage.CAP_AUTH | (host.encryptPayloads() ? CmMessage.CAP_ENCRYPT : 0);
     }
 
     private void rejectAndRemember(long nowNs, CmConnection c, int reason) {
@@ -306,6 +325,19 @@ public final class CmEndpoint {
             send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.INVALID_PARAMS), remote); // CM-6
             fail(c, unacceptable);
             return true;
+        }
+        int offered = offeredCaps() & (CmMessage.CAP_AUTH | CmMessage.CAP_ENCRYPT);
+        int agreed = rep.capabilities() & (CmMessage.CAP_AUTH | CmMessage.CAP_ENCRYPT);
+        if ((offered & CmMessage.CAP_AUTH) != (agreed & CmMessage.CAP_AUTH) || (agreed & ~offered) != 0) {
+            send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.UNSUPPORTED), remote); // AUTH-9
+            fail(c, (offered & CmMessage.CAP_AUTH) != 0
+                    ? "the listener does not authenticate packets (it has no pre-shared key); this device requires it"
+                    : "the listener asks for packet authentication, which this device has no pre-shared key for");
+            return true;
+        }
+        if (agreed != 0) { // AUTH-3: keys before RTR
+            c.qp.enableAuth(AuthKeys.derive(host.authKey(), c.key.cid(), c.qp.qpn(), rep.senderQpn(), c.localPsn,
+                    rep.initialPsn(), true, (agreed & CmMessage.CAP_ENCRYPT) != 0));
         }
         c.peerQpn = rep.senderQpn();
         c.disarm();

@@ -48,6 +48,20 @@ public interface CmHost {
     }
 
     /**
+     * AUTH-9: the pre-shared key (16..64 bytes) from which this device derives the keys of every connection it
+     * makes or accepts, or null when it does not authenticate. A device with a key accepts only authenticated
+     * connections.
+     */
+    default byte[] authKey() {
+        return null;
+    }
+
+    /** AUTH-9: whether this device asks for encrypted payloads (only with {@link #authKey()}). */
+    default boolean encryptPayloads() {
+        return false;
+    }
+
+    /**
      * Whether a CM_REQ reaching a device that does not listen gets CM_REJ CONSUMER (a quick, clear failure for the
      * initiator) rather than being ignored (CM-16).
      */

@@ -22,7 +22,8 @@ public final class CmReason {
             case NO_RESOURCES -> "NO_RESOURCES (the listener has no QP or memory left)";
             case INVALID_PARAMS -> "INVALID_PARAMS (MTU, path count or plane count unacceptable: run both sides with the "
                     + "same --mtu, --paths and number of planes)";
-            case UNSUPPORTED -> "UNSUPPORTED (a required capability is not supported)";
+            case UNSUPPORTED -> "UNSUPPORTED (a required capability is not supported: packet authentication needs the "
+                    + "same pre-shared key on both sides, --auth-key)";
             case CONSUMER -> "CONSUMER (the application refused the connection)";
             case STALE -> "STALE (the connection id is in use with different parameters)";
             default -> "reason " + reason + " (undefined: treated as CONSUMER)";

@@ -1,21 +1,15 @@
 package io.metaroce.net.testbed;
 
 import io.metaroce.core.unit.Quantity;
-import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -111,49 +105,12 @@ public final class Testbed implements AutoCloseable {
      * missing, network namespaces unusable), or empty when it can.
      */
     public static Optional<String> unsupportedReason() {
-        String os = System.getProperty("os.name", "");
-        if (!os.toLowerCase(Locale.ROOT).contains("linux")) {
-            return Optional.of("the test bed needs Linux network namespaces (this is " + os + ")");
-        }
-        long uid = effectiveUid();
-        if (uid != 0) {
-            return Optional.of("the test bed needs root (effective uid " + (uid < 0 ? "unknown" : uid)
-                    + "): network namespaces, tc and nft need CAP_NET_ADMIN; run as root, e.g. with sudo");
-        }
-        for (String tool : List.of("ip", "tc", "nft")) {
-            if (Shell.find(tool).isEmpty()) {
-                return Optional.of("the test bed needs `" + tool + "`, which is not installed (Debian: apt-get "
-                        + "install " + Shell.packageOf(tool) + ")");
-            }
-        }
-        try {
-            ExecResult r = Shell.run(Shell.SETUP_TIMEOUT, null, List.of(Shell.require("ip"), "netns", "list"));
-            if (!r.ok()) {
-                return Optional.of("`ip netns list` fails (exit " + r.exitCode() + "): " + r.stderr().strip());
-            }
-        } catch (TestbedException e) {
-            return Optional.of(e.getMessage());
-        }
-        return Optional.empty();
+        return HostSupport.unsupportedReason();
     }
 
     /** True when {@link #unsupportedReason()} is empty. */
     public static boolean isSupported() {
         return unsupportedReason().isEmpty();
-    }
-
-    /** The effective uid of this process (from /proc/self/status), -1 when unknown. */
-    static long effectiveUid() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("Uid:")) {
-                    return Long.parseLong(line.substring(4).strip().split("\\s+")[1]);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
     }
 
     // ---------------------------------------------------------------------------------------- build / attach
@@ -173,7 +130,7 @@ public final class Testbed implements AutoCloseable {
         }
         Testbed tb = new Testbed(spec.name(), spec.hosts(), spec.planes(), spec);
         try {
-            tb.build();
+            FabricBuilder.build(tb, spec);
         } catch (RuntimeException e) {
             try {
                 down(spec.name());
@@ -192,7 +149,7 @@ public final class Testbed implements AutoCloseable {
     public static Testbed attach(String name) {
         TreeSet<Integer> hostIds = new TreeSet<>();
         TreeSet<Integer> planeIds = new TreeSet<>();
-        Pattern p = namespacePattern(name);
+        Pattern p = Namespaces.namespacePattern(name);
         for (String ns : namespaces(name)) {
             Matcher m = p.matcher(ns);
             if (m.matches()) {
@@ -210,126 +167,6 @@ public final class Testbed implements AutoCloseable {
         return new Testbed(name, hostIds.size(), planeIds.size(), null);
     }
 
-    private void build() {
-        String ip = Shell.require("ip");
-        String tc = Shell.require("tc");
-        Optional<String> ethtool = Shell.find("ethtool");
-        if (spec.offloadsOff() && ethtool.isEmpty()) {
-            Shell.LOG.log(Level.WARNING, "ethtool is not installed: offloads stay on (apt-get install ethtool); "
-                    + "rules and qdiscs may see GSO super-packets");
-        }
-        String mtu = Integer.toString(spec.mtu());
-        for (int p = 0; p < planes; p++) {
-            String sw = switchNamespace(p);
-            Shell.check(ip, "netns", "add", sw);
-            quiet(sw);
-            Shell.check(ip, "-n", sw, "link", "set", "lo", "up");
-            Shell.check(ip, "-n", sw, "link", "add", BRIDGE, "type", "bridge", "stp_state", "0", "mcast_snooping",
-                    "0");
-        }
-        for (int h = 0; h < hosts; h++) {
-            String hn = hostNamespace(h);
-            Shell.check(ip, "netns", "add", hn);
-            quiet(hn);
-            Shell.check(ip, "-n", hn, "link", "set", "lo", "up");
-        }
-        for (int h = 0; h < hosts; h++) {
-            String hn = hostNamespace(h);
-            for (int p = 0; p < planes; p++) {
-                String sw = switchNamespace(p);
-                String hostIf = hostInterface(p);
-                String swIf = switchPort(h);
-                Shell.check(ip, "-n", hn, "link", "add", hostIf, "type", "veth", "peer", "name", swIf, "netns", sw);
-                Shell.check(ip, "-n", hn, "link", "set", hostIf, "mtu", mtu);
-                Shell.check(ip, "-n", sw, "link", "set", swIf, "mtu", mtu, "master", BRIDGE);
-                Shell.check(ip, "-n", hn, "addr", "add", address(h, p).getHostAddress() + "/24", "dev", hostIf);
-                if (spec.offloadsOff() && ethtool.isPresent()) {
-                    Shell.check(ip, "netns", "exec", hn, ethtool.get(), "-K", hostIf, "tso", "off", "gso", "off",
-                            "gro", "off");
-                    Shell.check(ip, "netns", "exec", sw, ethtool.get(), "-K", swIf, "tso", "off", "gso", "off",
-                            "gro", "off");
-                }
-                if (spec.rateBps() > 0) {
-                    String burst = Long.toString(spec.htbBurstBytes());
-                    String rate = spec.rateBps() + "bit";
-                    Shell.check(tc, "-n", sw, "qdisc", "add", "dev", swIf, "root", "handle", "1:", "htb", "default",
-                            "1");
-                    Shell.check(tc, "-n", sw, "class", "add", "dev", swIf, "parent", "1:", "classid", "1:1", "htb",
-                            "rate", rate, "ceil", rate, "burst", burst, "cburst", burst, "quantum",
-                            Integer.toString(Math.min(200_000, spec.mtu() + 14)));
-                    if (spec.bufferBytes() > 0) {
-                        Shell.check(tc, "-n", sw, "qdisc", "add", "dev", swIf, "parent", "1:1", "handle", "10:",
-                                "bfifo", "limit", Long.toString(spec.bufferBytes()));
-                    }
-                }
-                Shell.check(ip, "-n", sw, "link", "set", swIf, "up");
-                Shell.check(ip, "-n", hn, "link", "set", hostIf, "up");
-            }
-        }
-        for (int p = 0; p < planes; p++) {
-            String sw = switchNamespace(p);
-            Shell.check(ip, "-n", sw, "link", "set", BRIDGE, "mtu", mtu, "up");
-            nft(sw, ruleset(spec));
-        }
-    }
-
-    /** Disables IPv6 in namespace {@code ns} (best effort: no sysctl, no change). */
-    private static void quiet(String ns) {
-        Optional<String> sysctl = Shell.find("sysctl");
-        if (sysctl.isEmpty()) {
-            Shell.LOG.log(Level.DEBUG, "sysctl not installed; IPv6 stays on in " + ns);
-            return;
-        }
-        ExecResult r = Shell.run(Shell.SETUP_TIMEOUT, null, List.of(Shell.require("ip"), "netns", "exec", ns,
-                sysctl.get(), "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
-                "net.ipv6.conf.default.disable_ipv6=1"));
-        if (!r.ok()) {
-            Shell.LOG.log(Level.WARNING, "could not disable IPv6 in " + ns + ": " + r.stderr().strip());
-        }
-    }
-
-    /** The nft script that creates a switch's table (see the class comment). */
-    static String ruleset(TestbedSpec spec) {
-        StringBuilder s = new StringBuilder();
-        s.append("table bridge ").append(NFT_TABLE).append(" {\n");
-        s.append("\tcounter ipv4 { }\n\tcounter lost { }\n\tcounter marked { }\n");
-        s.append("\tchain randloss {\n");
-        String loss = lossRule(spec.lossRate());
-        if (!loss.isEmpty()) {
-            s.append("\t\t").append(loss).append('\n');
-        }
-        s.append("\t}\n");
-        s.append("\tchain fabric {\n\t\ttype filter hook forward priority 0; policy accept;\n");
-        s.append("\t\tether type ip counter name \"ipv4\" jump randloss\n");
-        if (spec.ecnMarkBps() > 0) {
-            long bytesPerSecond = Math.max(1, spec.ecnMarkBps() / 8);
-            for (int h = 0; h < spec.hosts(); h++) {
-                s.append("\t\toifname \"").append(switchPort(h)).append("\" ether type ip limit rate over ")
-                        .append(bytesPerSecond).append(" bytes/second burst ").append(spec.ecnBurstBytes())
-                        .append(" bytes ip ecn { ect0, ect1 } counter name \"marked\" ip ecn set ce\n");
-            }
-        }
-        s.append("\t}\n}\n");
-        return s.toString();
-    }
-
-    /** The rule of the {@code randloss} chain for {@code loss}; empty for 0. */
-    static String lossRule(double loss) {
-        if (!(loss >= 0 && loss <= 1)) {
-            throw new IllegalArgumentException("loss rate must lie in [0, 1]: " + loss);
-        }
-        long n = Math.round(loss * LOSS_SCALE);
-        if (n == 0) {
-            return "";
-        }
-        return (n >= LOSS_SCALE ? "" : "numgen random mod " + LOSS_SCALE + " < " + n + " ")
-                + "counter name \"lost\" drop";
-    }
-
-    private static void nft(String ns, String script) {
-        Shell.check(script, List.of(Shell.require("ip"), "netns", "exec", ns, Shell.require("nft"), "-f", "-"));
-    }
-
     // ---------------------------------------------------------------------------------------- tear down
 
     /**
@@ -338,82 +175,12 @@ public final class Testbed implements AutoCloseable {
      * namespaces it removed.
      */
     public static int down(String name) {
-        namespacePattern(name); // validates the name
-        if (Shell.find("ip").isEmpty()) {
-            return 0;
-        }
-        String ip = Shell.require("ip");
-        List<String> found = namespaces(name);
-        List<ProcessHandle> killed = new ArrayList<>();
-        long self = ProcessHandle.current().pid();
-        for (String ns : found) {
-            ExecResult pids = Shell.run(Shell.SETUP_TIMEOUT, null, List.of(ip, "netns", "pids", ns));
-            for (String line : pids.stdout().split("\\s+")) {
-                if (line.matches("\\d+") && Long.parseLong(line) != self) {
-                    ProcessHandle.of(Long.parseLong(line)).ifPresent(ph -> {
-                        Shell.LOG.log(Level.DEBUG, "killing pid " + ph.pid() + " in " + ns);
-                        ph.destroyForcibly();
-                        killed.add(ph);
-                    });
-                }
-            }
-        }
-        for (ProcessHandle ph : killed) {
-            try {
-                ph.onExit().get(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            } catch (ExecutionException | TimeoutException e) {
-                Shell.LOG.log(Level.DEBUG, "pid " + ph.pid() + " has not exited yet: " + e);
-            }
-        }
-        TestbedException first = null;
-        for (String ns : found) {
-            ExecResult r = Shell.run(Shell.SETUP_TIMEOUT, null, List.of(ip, "netns", "del", ns));
-            if (!r.ok() && Files.exists(Path.of("/run/netns", ns))) {
-                TestbedException e = new TestbedException(List.of(ip, "netns", "del", ns), r.exitCode(),
-                        r.stderr(), null, null);
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-        return found.size();
+        return Namespaces.down(name);
     }
 
     /** The namespaces of bed {@code name} that exist now, sorted. */
     public static List<String> namespaces(String name) {
-        Pattern p = namespacePattern(name);
-        Optional<String> ip = Shell.find("ip");
-        if (ip.isEmpty()) {
-            return List.of();
-        }
-        ExecResult r = Shell.run(Shell.SETUP_TIMEOUT, null, List.of(ip.get(), "netns", "list"));
-        if (!r.ok()) {
-            throw new TestbedException(List.of(ip.get(), "netns", "list"), r.exitCode(), r.stderr(), null, null);
-        }
-        TreeSet<String> out = new TreeSet<>();
-        for (String line : r.stdout().split("\n")) {
-            String ns = line.strip().split("\\s+")[0];
-            if (p.matcher(ns).matches()) {
-                out.add(ns);
-            }
-        }
-        return List.copyOf(out);
-    }
-
-    private static Pattern namespacePattern(String name) {
-        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_-]{0,11}")) {
-            throw new IllegalArgumentException("test bed name must be 1-12 characters of [A-Za-z0-9_-] starting "
-                    + "with a letter or digit: " + name);
-        }
-        return Pattern.compile(Pattern.quote(name) + "-(h|sw)(\\d+)");
+        return Namespaces.namespaces(name);
     }
 
     /** Same as {@link #down(String)} for this bed. */
@@ -513,9 +280,9 @@ public final class Testbed implements AutoCloseable {
 
     /** Sets the random loss rate of one plane (takes effect at once; atomic nft transaction). */
     public void setLoss(int plane, double loss) {
-        String rule = lossRule(loss);
+        String rule = SwitchRules.lossRule(loss);
         String chain = "bridge " + NFT_TABLE + " randloss";
-        nft(switchNamespace(plane), "flush chain " + chain + "\n"
+        SwitchRules.apply(switchNamespace(plane), "flush chain " + chain + "\n"
                 + (rule.isEmpty() ? "" : "add rule " + chain + " " + rule + "\n"));
     }
 

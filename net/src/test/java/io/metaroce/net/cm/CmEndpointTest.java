@@ -45,6 +45,9 @@ class CmEndpointTest {
         final List<String> failures = new ArrayList<>();
         final List<String> disconnects = new ArrayList<>();
         Link link;
+        /** AUTH-9: this side's pre-shared key (null: none) and whether it asks for encryption. */
+        byte[] psk;
+        boolean encrypt;
 
         Side(long me, int mtu, int paths) {
             this.me = me;
@@ -84,6 +87,16 @@ class CmEndpointTest {
         @Override
         public List<byte[]> planeAddresses() {
             return List.of(new byte[] {10, 0, 0, (byte) me});
+        }
+
+        @Override
+        public byte[] authKey() {
+            return psk;
+        }
+
+        @Override
+        public boolean encryptPayloads() {
+            return encrypt;
         }
 
         @Override
@@ -165,7 +178,7 @@ class CmEndpointTest {
     }
 
     /** Side A (initiator) and side B with their MTUs and path counts; B listens if {@code listen}. */
-    private static Link pair(int mtuA, int pathsA, int mtuB, int pathsB, boolean listen) {
+    static Link pair(int mtuA, int pathsA, int mtuB, int pathsB, boolean listen) {
         Link link = new Link(new Side(A, mtuA, pathsA), new Side(B, mtuB, pathsB));
         if (listen) {
             link.b.cm.listen();

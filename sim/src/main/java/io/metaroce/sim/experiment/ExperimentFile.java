@@ -25,6 +25,7 @@ import java.util.Set;
  * claim: "..."                       # what the experiment checks, for the record and the summary
  * sweep:                             # axes; the points are their cartesian product, first axis outermost
  *   transport: [metaroce, rocev2]
+ *   workload.bytes: "1MiB..1GiB x4"  # a size range as nccl-tests' -b 1M -e 1G -f 4: 1, 4, 16, ... 1024 MiB
  *   fabric.linkLoss: [0, 0.001, 0.01]
  * derived:                           # metrics computed against another point of the sweep
  *   goodput_ratio_vs_lossless: {of: goodput_gbps, baseline: {fabric.linkLoss: 0}}
@@ -32,6 +33,13 @@ import java.util.Set;
  * acceptance:                        # criteria, each for the points matching "when"
  *   - {metric: goodput_ratio_vs_lossless, require: "&gt;= 0.86", when: {transport: metaroce, fabric.linkLoss: 0.01}}
  * plot: {x: fabric.linkLoss, y: goodput_gbps, series: transport}
+ *   # or a list of them; each may be named (sweep-NAME.png), limited to the points matching "when", and split
+ *   # into one chart per value of its "facets" axes:
+ *   # - {name: size, x: workload.bytes, y: busbw_GBps, series: fabric.linkLoss, facets: [transport], logX: true}
+ *   # x may be a metric; "along" lists the axes that then vary along a line:
+ *   # - {name: loss, x: loss_e2e_rate, y: busbw_GBps, series: transport, along: [fabric.linkLoss]}
+ * skip:                              # points of the cartesian product left out (each entry a "when" map)
+ *   - {fabric.lossModel: end-to-end, fabric.linkLoss: 0}
  * scaled: {fabric.hosts: 16, workload.bytes: 1MiB,  # overrides for the scaled-down (test) run,
  *          sweep: {workload.senders: [8, 16]}}     # which may also replace axes' values
  * overrides:                         # settings for the points matching "when" (e.g. the fabric a transport needs)
@@ -44,7 +52,7 @@ public final class ExperimentFile {
     /** Most points a sweep may have (each is a full simulation). */
     static final int MAX_POINTS = 10_000;
     private static final Set<String> OWN_KEYS = Set.of("claim", "sweep", "derived", "acceptance", "plot", "scaled",
-            "description", "overrides");
+            "description", "overrides", "skip");
 
     /** Settings applied to the points whose values match {@code when}. */
     public record Conditional(Map<String, Object> when, Map<String, Object> set) {
@@ -62,8 +70,28 @@ public final class ExperimentFile {
     public record Criterion(String metric, String require, Map<String, Object> when) {
     }
 
-    /** How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series}. */
-    public record PlotSpec(String x, List<String> y, String series, boolean logX) {
+    /**
+     * How to plot a sweep: {@code y} metrics against axis {@code x}, one line per value of {@code series} (and of
+     * every other axis not a facet), only the points matching {@code when}, one chart per combination of the
+     * {@code facets} axes' values; {@code name} names the files ({@code sweep-NAME*.png}, or {@code sweep.png}).
+     * When {@code x} is a metric (e.g. the measured {@code loss_e2e_rate}), the axes in {@code along} vary along
+     * a line instead of splitting it (e.g. {@code fabric.linkLoss}). {@code panels}: an axis whose values get a
+     * chart each, side by side (null: one column); {@code separate}: one chart per y metric, one under the other;
+     * {@code bars}: a bar chart per y metric with the values of {@code x} as categories (for an axis of names, such
+     * as a workload kind), bars grouped by series.
+     */
+    public record PlotSpec(String name, String x, List<String> y, String series, boolean logX, List<String> facets,
+                           Map<String, Object> when, List<String> along, String panels, boolean separate,
+                           boolean bars) {
+        /** A plot of {@code y} against {@code x} by {@code series}, over every point, in {@code sweep.png}. */
+        public PlotSpec(String x, List<String> y, String series, boolean logX) {
+            this(null, x, y, series, logX, List.of(), Map.of(), List.of(), null, false, false);
+        }
+
+        /** Whether this plot is a grid or bar chart ({@code panels}, {@code separate} or {@code bars}). */
+        public boolean gridded() {
+            return panels != null || separate || bars;
+        }
     }
 
     private final String name;
@@ -76,7 +104,8 @@ public final class ExperimentFile {
     private final Map<String, Object> scaled;
     private final Map<String, Object> overrides = new LinkedHashMap<>();
     private final List<Conditional> conditionals = new ArrayList<>();
-    private PlotSpec plot;
+    private final List<PlotSpec> plots = new ArrayList<>();
+    private final List<Map<String, Object>> skip = new ArrayList<>();
 
     private ExperimentFile(String name, Map<String, Object> tree) {
         this.name = String.valueOf(tree.getOrDefault("name", name));
@@ -91,7 +120,7 @@ public final class ExperimentFile {
         Object sw = tree.get("sweep");
         if (sw != null) {
             for (Map.Entry<String, Object> e : map("sweep", sw).entrySet()) {
-                sweep.put(e.getKey(), values("sweep." + e.getKey(), e.getValue()));
+                sweep.put(e.getKey(), SizeRange.expand(e.getKey(), values("sweep." + e.getKey(), e.getValue())));
             }
         }
         Object dv = tree.get("derived");
@@ -118,24 +147,28 @@ public final class ExperimentFile {
             }
         }
         Object pl = tree.get("plot");
-        if (pl != null) {
-            Map<String, Object> p = map("plot", pl);
-            Object y = required(p, "y", "plot");
-            List<String> ys = new ArrayList<>();
-            if (y instanceof List<?> l) {
-                l.forEach(o -> ys.add(String.valueOf(o)));
-            } else {
-                ys.add(String.valueOf(y));
+        if (pl instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                plots.add(plot("plot[" + i + "]", map("plot[" + i + "]", list.get(i))));
             }
-            plot = new PlotSpec(String.valueOf(required(p, "x", "plot")), ys,
-                    p.containsKey("series") ? String.valueOf(p.get("series")) : null,
-                    Boolean.TRUE.equals(p.get("logX")));
+        } else if (pl != null) {
+            plots.add(plot("plot", map("plot", pl)));
+        }
+        Object sk = tree.get("skip");
+        if (sk != null) {
+            if (!(sk instanceof List<?> list)) {
+                throw new SpecFields.SpecException("skip", "expected a list of {key: value} maps");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                skip.add(map("skip[" + i + "]", list.get(i)));
+            }
         }
         scaled = new LinkedHashMap<>(tree.containsKey("scaled") ? map("scaled", tree.get("scaled")) : Map.of());
         Object ssw = scaled.remove("sweep");
         if (ssw != null) {
             for (Map.Entry<String, Object> e : map("scaled.sweep", ssw).entrySet()) {
-                scaledSweep.put(e.getKey(), values("scaled.sweep." + e.getKey(), e.getValue()));
+                scaledSweep.put(e.getKey(), SizeRange.expand(e.getKey(), values("scaled.sweep." + e.getKey(),
+                        e.getValue())));
             }
         }
         Object ov = tree.get("overrides");
@@ -151,6 +184,42 @@ public final class ExperimentFile {
             }
         }
         checkPoints(); // a typo or a bad value fails now, before any run, as an input error
+    }
+
+    private static final List<String> PLOT_KEYS = List.of("name", "x", "y", "series", "logX", "facets", "when",
+            "along", "panels", "separate", "bars");
+
+    private static PlotSpec plot(String where, Map<String, Object> p) {
+        List<String> ys = strings(required(p, "y", where));
+        List<String> facets = p.containsKey("facets") ? strings(p.get("facets")) : List.of();
+        String name = p.containsKey("name") ? String.valueOf(p.get("name")) : null;
+        if (name != null && !name.matches("[A-Za-z0-9_-]+")) {
+            throw new SpecFields.SpecException(where + ".name", "letters, digits, - and _ only, got '" + name + "'");
+        }
+        for (String key : p.keySet()) {
+            if (!PLOT_KEYS.contains(key)) {
+                throw new IllegalArgumentException(where + "." + key + " is not a plot setting ("
+                        + String.join(", ", PLOT_KEYS) + ")");
+            }
+        }
+        boolean bars = Boolean.TRUE.equals(p.get("bars"));
+        return new PlotSpec(name, String.valueOf(required(p, "x", where)), ys,
+                p.containsKey("series") ? String.valueOf(p.get("series")) : null,
+                Boolean.TRUE.equals(p.get("logX")), facets,
+                p.containsKey("when") ? map(where + ".when", p.get("when")) : Map.of(),
+                p.containsKey("along") ? strings(p.get("along")) : List.of(),
+                p.containsKey("panels") ? String.valueOf(p.get("panels")) : null,
+                Boolean.TRUE.equals(p.get("separate")) || bars, bars);
+    }
+
+    private static List<String> strings(Object v) {
+        List<String> out = new ArrayList<>();
+        if (v instanceof List<?> l) {
+            l.forEach(o -> out.add(String.valueOf(o)));
+        } else {
+            out.add(String.valueOf(v));
+        }
+        return out;
     }
 
     /** Builds and checks every point, full size and scaled down (PointChecks). */
@@ -206,11 +275,15 @@ public final class ExperimentFile {
     public Map<String, List<Object>> sweep() { return sweep; }
     public List<Derived> derived() { return derived; }
     public List<Criterion> acceptance() { return acceptance; }
-    public PlotSpec plot() { return plot; }
+    /** The first plot, or null. */
+    public PlotSpec plot() { return plots.isEmpty() ? null : plots.get(0); }
+    /** Every plot of the file (in order). */
+    public List<PlotSpec> plots() { return plots; }
     public Map<String, Object> scaled() { return scaled; }
 
     /** Replaces (or adds) a sweep axis, e.g. from {@code --sweep key=v1,v2}. */
-    public void setAxis(String key, List<Object> values) {
+    public void setAxis(String key, List<Object> given) {
+        List<Object> values = SizeRange.expand(key, given);
         spec(Map.of(key, values.get(0)), false); // validates the key and the first value
         sweep.put(key, values);
         scaledSweep.remove(key); // the command line wins over the file's scaled-down values too
@@ -246,12 +319,7 @@ public final class ExperimentFile {
         }
         point.forEach((k, v) -> SpecFields.set(s, k, v));
         for (Conditional c : conditionals) {
-            boolean match = true;
-            for (Map.Entry<String, Object> w : c.when().entrySet()) {
-                match &= Acceptance.same(SpecFields.normalized(w.getKey(), w.getValue()),
-                        SpecFields.get(s, w.getKey()));
-            }
-            if (match) {
+            if (matches(c.when(), s)) {
                 c.set().forEach((k, v) -> SpecFields.set(s, k, v));
             }
         }
@@ -264,8 +332,43 @@ public final class ExperimentFile {
         return points(false);
     }
 
-    /** Every point, with the scaled-down axis values when {@code scaledDown}. */
+    /**
+     * Every point, with the scaled-down axis values when {@code scaledDown}, less those matching an entry of
+     * {@code skip}.
+     */
     public List<Map<String, Object>> points(boolean scaledDown) {
+        List<Map<String, Object>> all = product(scaledDown);
+        if (skip.isEmpty()) {
+            return all;
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> p : all) {
+            if (!skipped(spec(p, scaledDown))) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    private boolean skipped(ExperimentSpec s) {
+        for (Map<String, Object> when : skip) {
+            if (matches(when, s)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when every key of {@code when} has its value in {@code s} (every key is looked up: a typo fails). */
+    private static boolean matches(Map<String, Object> when, ExperimentSpec s) {
+        boolean match = true;
+        for (Map.Entry<String, Object> w : when.entrySet()) {
+            match &= Acceptance.same(SpecFields.normalized(w.getKey(), w.getValue()), SpecFields.get(s, w.getKey()));
+        }
+        return match;
+    }
+
+    private List<Map<String, Object>> product(boolean scaledDown) {
         List<Map<String, Object>> out = new ArrayList<>();
         out.add(new LinkedHashMap<>());
         for (Map.Entry<String, List<Object>> axis : sweep.entrySet()) {

@@ -111,15 +111,16 @@ public final class ExperimentRunner {
         return String.join(",", parts);
     }
 
-    private static String shortKey(String k) {
+    static String shortKey(String k) {
         int dot = k.lastIndexOf('.');
         return dot < 0 ? k : k.substring(dot + 1);
     }
 
     static String headline(RunResult r) {
         StringBuilder sb = new StringBuilder();
-        for (String k : List.of("goodput_gbps", "completion_time_us", "p99_completion_latency_us", "drops",
-                "retransmits", "pfc_pauses", "path_failovers", "error_completions")) {
+        for (String k : List.of("goodput_gbps", "completion_time_us", "algbw_GBps", "busbw_GBps",
+                "p99_completion_latency_us", "drops", "retransmits", "pfc_pauses", "path_failovers",
+                "error_completions", "loss_e2e_rate", "tail_recovery_us_p99")) {
             Object v = r.metrics.get(k);
             if (v != null) {
                 sb.append(k).append('=').append(format(v)).append("  ");
@@ -163,7 +164,7 @@ public final class ExperimentRunner {
         }
     }
 
-    private static boolean sameValues(PointOutcome c, Map<String, Object> want) {
+    static boolean sameValues(PointOutcome c, Map<String, Object> want) {
         for (Map.Entry<String, Object> e : want.entrySet()) {
             if (!Acceptance.same(e.getValue(), value(c, e.getKey()))) {
                 return false;
@@ -173,7 +174,7 @@ public final class ExperimentRunner {
     }
 
     /** A key's value at a point: the spec's converted field value ("10%" is 0.1), else the raw axis value. */
-    private static Object value(PointOutcome o, String key) {
+    static Object value(PointOutcome o, String key) {
         try {
             return SpecFields.get(o.spec(), key);
         } catch (SpecFields.SpecException e) {
@@ -242,11 +243,12 @@ public final class ExperimentRunner {
             rec.write(o.dir().resolve("record.yaml"));
         }
         ExperimentRecord.writeAll(summary.out().resolve("records.yaml"), all);
-        writeSweep(file, summary);
-        Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary));
+        List<String> pngs = writeSweep(file, summary);
+        Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary, pngs));
     }
 
-    private static void writeSweep(ExperimentFile file, Summary summary) throws IOException {
+    /** Writes sweep.csv and the plots; returns the PNG names. */
+    private static List<String> writeSweep(ExperimentFile file, Summary summary) throws IOException {
         Set<String> axes = new LinkedHashSet<>(file.sweep().keySet());
         Set<String> metrics = new LinkedHashSet<>();
         for (PointOutcome o : summary.points()) {
@@ -271,68 +273,18 @@ public final class ExperimentRunner {
             rows.add(row);
         }
         Plots.table(header, rows, summary.out().resolve("sweep.csv"));
-        ExperimentFile.PlotSpec p = file.plot();
-        if (p == null || summary.points().size() < 2) {
-            return;
-        }
-        // one line per (series value, y metric), x from the axis
-        Map<String, List<double[]>> lines = new LinkedHashMap<>();
-        for (PointOutcome o : summary.points()) {
-            Object xv = value(o, p.x());
-            if (!(xv instanceof Number) && !(xv instanceof String)) {
-                continue;
-            }
-            double x;
-            try {
-                x = SpecFields.quantity(p.x(), xv);
-            } catch (IllegalArgumentException e) {
-                continue;
-            }
-            for (String y : p.y()) {
-                // one line per combination of the other axes (the plot's series axis first)
-                List<String> parts = new ArrayList<>();
-                if (p.series() != null) {
-                    parts.add(shortKey(p.series()) + "=" + o.point().getOrDefault(p.series(), value(o, p.series())));
-                }
-                for (String axis : file.sweep().keySet()) {
-                    if (!axis.equals(p.x()) && !axis.equals(p.series())) {
-                        parts.add(shortKey(axis) + "=" + o.point().get(axis));
-                    }
-                }
-                if (p.y().size() > 1 || parts.isEmpty()) {
-                    parts.add(y);
-                }
-                String name = String.join(" ", parts);
-                Object yv = o.result().metrics.get(y);
-                double yd = yv instanceof Number n ? n.doubleValue() : Double.NaN;
-                lines.computeIfAbsent(name.trim(), k -> new ArrayList<>()).add(new double[] {x, yd});
-            }
-        }
-        Set<Double> xs = new java.util.TreeSet<>();
-        lines.values().forEach(l -> l.forEach(pt -> xs.add(pt[0])));
-        double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
-        List<String> cols = new ArrayList<>(lines.keySet());
-        double[][] y = new double[cols.size()][x.length];
-        for (int c = 0; c < cols.size(); c++) {
-            java.util.Arrays.fill(y[c], Double.NaN);
-            for (double[] pt : lines.get(cols.get(c))) {
-                y[c][java.util.Arrays.binarySearch(x, pt[0])] = pt[1];
-            }
-        }
-        Series s = new Series("sweep", file.name() + ": " + String.join(", ", p.y()) + " vs " + shortKey(p.x()),
-                p.x(), String.join(", ", p.y()), cols, x, y);
-        Plots.png(s, summary.out().resolve("sweep.png"), true, p.logX());
+        return SweepPlots.write(file, summary.points(), summary.out());
     }
 
     /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */
-    static String markdown(ExperimentFile file, Summary summary) {
+    static String markdown(ExperimentFile file, Summary summary, List<String> pngs) {
         StringBuilder sb = new StringBuilder();
         sb.append("# ").append(file.name()).append(": ").append(summary.verdict()).append("\n\n");
         if (!file.claim().isEmpty()) {
             sb.append(file.claim()).append("\n\n");
         }
-        sb.append("| point | goodput Gb/s | completion us | drops | retransmits | checks | verdict |\n");
-        sb.append("|---|---|---|---|---|---|---|\n");
+        sb.append("| point | loss | goodput Gb/s | completion us | drops | retransmits | checks | verdict |\n");
+        sb.append("|---|---|---|---|---|---|---|---|\n");
         for (PointOutcome o : summary.points()) {
             Map<String, Object> m = o.result().metrics;
             Object ct = m.containsKey("completion_time_us") ? m.get("completion_time_us") : m.get("max_fct_us");
@@ -342,6 +294,7 @@ public final class ExperimentRunner {
                         : format(c.actual())) + (c.pass() ? " ok" : " FAIL") + ")");
             }
             sb.append("| ").append(o.label().isEmpty() ? "-" : o.label())
+                    .append(" | ").append(m.containsKey("loss_model") ? NcclTables.lossLabel(m) : "-")
                     .append(" | ").append(format(m.getOrDefault("goodput_gbps", "")))
                     .append(" | ").append(format(ct == null ? "" : ct))
                     .append(" | ").append(format(m.getOrDefault("drops", "")))
@@ -349,8 +302,9 @@ public final class ExperimentRunner {
                     .append(" | ").append(String.join("; ", checks))
                     .append(" | ").append(o.verdict()).append(" |\n");
         }
-        if (file.plot() != null && summary.points().size() > 1) {
-            sb.append("\n![sweep](sweep.png)\n");
+        sb.append(NcclTables.markdown(file, summary.points()));
+        for (String png : pngs) {
+            sb.append("\n![").append(png.replaceFirst("\\.png$", "")).append("](").append(png).append(")\n");
         }
         return sb.toString();
     }

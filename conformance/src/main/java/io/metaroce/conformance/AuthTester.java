@@ -1,0 +1,143 @@
+package io.metaroce.conformance;
+
+import io.metaroce.conformance.target.TesterConstants;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The tester's side of an authenticated connection (spec section 10), written from the spec alone (not the
+ * engine's {@code PacketAuth}): HKDF-SHA256 keys (AUTH-3), AES-128-GCM seals with chosen sequence numbers
+ * (AUTH-2, AUTH-4, AUTH-5) and opening of what the IUT sends. The tester is the connection's initiator.
+ */
+final class AuthTester {
+    static final int FLAG_AUTH = 0x0010;
+    static final int FLAG_ENCRYPTED = 0x0020;
+    static final int TRAILER = 24;
+
+    private final byte[] txKey;
+    private final byte[] rxKey;
+    private final byte[] wrongKey;
+    final boolean encrypt;
+    private final Map<Integer, Long> nextSeq = new HashMap<>();
+
+    private AuthTester(byte[] psk, long cid, int iutQpn, int testerPsn, int iutPsn, boolean encrypt) {
+        this.txKey = key(psk, cid, iutQpn, testerPsn, iutPsn, "initiator to responder");
+        this.rxKey = key(psk, cid, iutQpn, testerPsn, iutPsn, "responder to initiator");
+        this.wrongKey = key("not the pre-shared key of this connection".getBytes(StandardCharsets.US_ASCII), cid,
+                iutQpn, testerPsn, iutPsn, "initiator to responder");
+        this.encrypt = encrypt;
+    }
+
+    /** The tester of a case with {@code config auth=tag|encrypt} whose QP the target connected, or null. */
+    static AuthTester forCase(String mode, int iutQpn, int testerPsn, int iutPsn) {
+        if (mode == null || mode.equals("off")) {
+            return null;
+        }
+        return new AuthTester(TesterConstants.AUTH_PSK, TesterConstants.AUTH_CID, iutQpn, testerPsn, iutPsn,
+                mode.equals("encrypt"));
+    }
+
+    /** The tester after a CM exchange (AUTH-9): keys from the REQ it sent and the IUT's REP. */
+    static AuthTester afterCm(long cid, int iutQpn, int testerPsn, int iutPsn, boolean encrypt) {
+        return new AuthTester(TesterConstants.AUTH_PSK, cid, iutQpn, testerPsn, iutPsn, encrypt);
+    }
+
+    private static byte[] key(byte[] psk, long cid, int iutQpn, int testerPsn, int iutPsn, String direction) {
+        byte[] salt = ByteBuffer.allocate(24).putLong(cid).putInt(TesterConstants.TESTER_QPN).putInt(iutQpn)
+                .putInt(testerPsn).putInt(iutPsn).array();
+        byte[] prk = hmac(salt, psk);
+        byte[] info = ("MetaRoCE AUTH v1 " + direction).getBytes(StandardCharsets.US_ASCII);
+        return Arrays.copyOf(hmac(prk, Arrays.copyOf(concat(info, new byte[] {1}), info.length + 1)), 16);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+
+    private static byte[] hmac(byte[] key, byte[] data) {
+        try {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(key, "HmacSHA256"));
+            return m.doFinal(data);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Seals {@code buf[0, end)} (headers of {@code headers} bytes, then the payload; room for the trailer after it)
+     * sent on {@code path}: {@code how} is "on" (a correct seal), "badtag" (one tag bit flipped) or "wrongkey";
+     * {@code seq} the auth sequence number, or -1 for the path's next. Returns the length before the CRC.
+     */
+    int seal(byte[] buf, int headers, int end, int path, String how, long seq) {
+        long n = seq >= 0 ? seq : nextSeq.getOrDefault(path, 0L);
+        nextSeq.merge(path, n + 1, Math::max);
+        int flags = ((buf[2] & 0xFF) << 8 | (buf[3] & 0xFF)) | FLAG_AUTH | (encrypt ? FLAG_ENCRYPTED : 0);
+        buf[2] = (byte) (flags >>> 8);
+        buf[3] = (byte) flags;
+        try {
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(how.equals("wrongkey") ? wrongKey : txKey, "AES"),
+                    new GCMParameterSpec(128, nonce(path, n)));
+            byte[] sealed;
+            if (encrypt) {
+                c.updateAAD(buf, 0, headers);
+                sealed = c.doFinal(buf, headers, end - headers);
+                System.arraycopy(sealed, 0, buf, headers, sealed.length);
+            } else {
+                c.updateAAD(buf, 0, end);
+                sealed = c.doFinal();
+                System.arraycopy(sealed, 0, buf, end, 16);
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+        if (how.equals("badtag")) {
+            buf[end + 7] ^= 0x10;
+        }
+        ByteBuffer.wrap(buf, end + 16, 8).putLong(n);
+        return end + TRAILER;
+    }
+
+    /**
+     * Opens a datagram the IUT sent ({@code dg}, CRC included; headers of {@code headers} bytes, payload ends at
+     * {@code end}) in place: true when its tag verifies with the IUT's key (the payload is then plaintext).
+     */
+    boolean open(byte[] dg, int headers, int end, int path) {
+        if (dg.length != end + TRAILER + 4) {
+            return false;
+        }
+        long seq = ByteBuffer.wrap(dg, end + 16, 8).getLong();
+        try {
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(rxKey, "AES"), new GCMParameterSpec(128, nonce(path, seq)));
+            if (encrypt) {
+                c.updateAAD(dg, 0, headers);
+                byte[] plain = c.doFinal(dg, headers, end - headers + 16);
+                System.arraycopy(plain, 0, dg, headers, plain.length);
+            } else {
+                c.updateAAD(dg, 0, end);
+                c.doFinal(dg, end, 16);
+            }
+            return true;
+        } catch (GeneralSecurityException e) {
+            return false;
+        }
+    }
+
+    private static byte[] nonce(int path, long seq) {
+        return ByteBuffer.allocate(12).putInt(path).putLong(seq).array();
+    }
+}
