@@ -2,10 +2,12 @@
 @SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2 and the Prometheus client 1.10 have no module descriptor
 module io.metaroce.cli {
     requires io.metaroce.core;
+    requires io.metaroce.testkit;
     requires io.metaroce.net;
     requires io.metaroce.sim;
     requires io.metaroce.conformance;
     requires info.picocli;
+    requires info.picocli.codegen;
     requires com.fasterxml.jackson.jr.ob;
     requires HdrHistogram;
     requires io.prometheus.metrics.core;

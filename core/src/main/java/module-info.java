@@ -4,6 +4,4 @@ module io.metaroce.core {
     exports io.metaroce.core.wire;
     exports io.metaroce.core.auth;
     exports io.metaroce.core.unit;
-    exports io.metaroce.core.testkit;
-    exports io.metaroce.core.testkit.stress;
 }

@@ -10,7 +10,7 @@ import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import io.metaroce.core.WorkCompletion;
-import io.metaroce.core.testkit.Network;
+import io.metaroce.testkit.Network;
 import io.metaroce.core.unit.Quantity;
 import io.metaroce.core.wire.BaseHeader;
 

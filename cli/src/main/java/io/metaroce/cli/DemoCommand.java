@@ -1,7 +1,7 @@
 package io.metaroce.cli;
 
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.testkit.BulkTransfer;
+import io.metaroce.testkit.BulkTransfer;
 import io.metaroce.cli.options.Converters;
 import io.metaroce.core.unit.Quantity;
 import picocli.CommandLine.Command;

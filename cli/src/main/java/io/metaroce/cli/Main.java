@@ -17,6 +17,7 @@ import java.util.Properties;
                 io.metaroce.cli.sim.SimCommand.class,
                 ConformanceCommand.class, AgentCommand.class, StressCommand.class,
                 io.metaroce.cli.perf.MonitorCommand.class,
+                ManCommand.class, CompletionCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
@@ -36,7 +37,12 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (for tests). */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** The whole command tree, configured as {@code metaroce} runs it (also what man pages and completion are made from). */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     /** Reads the version Maven filtered into the jar. */

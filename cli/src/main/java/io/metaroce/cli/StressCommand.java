@@ -1,9 +1,9 @@
 package io.metaroce.cli;
 
-import io.metaroce.core.testkit.stress.CaseGenerator;
-import io.metaroce.core.testkit.stress.StressCase;
-import io.metaroce.core.testkit.stress.StressResult;
-import io.metaroce.core.testkit.stress.StressRun;
+import io.metaroce.testkit.stress.CaseGenerator;
+import io.metaroce.testkit.stress.StressCase;
+import io.metaroce.testkit.stress.StressResult;
+import io.metaroce.testkit.stress.StressRun;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,7 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * {@code metaroce stress}: the engine's random stress (package {@code io.metaroce.core.testkit.stress}), many
+ * {@code metaroce stress}: the engine's random stress (package {@code io.metaroce.testkit.stress}), many
  * seeded cases in parallel with progress and a summary, or one case with its trace.
  */
 @Command(name = "stress", mixinStandardHelpOptions = true,

@@ -22,7 +22,7 @@ final class BwTest {
     private final PerfOptions o;
     private final TestKind kind;
     private final int size;
-    private final Sampler sampler = new Sampler();
+    private Sampler sampler = new Sampler();
     private long messages;
     /** send-bw server: payload bytes received. */
     private long receivedBytes;
@@ -80,12 +80,31 @@ final class BwTest {
         s.printHeader(null);
 
         long target = o.iters != null ? o.iters : Long.MAX_VALUE;
-        long durationNs = o.durationS != null ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
+        long durationNs = o.durationS != null && !o.runInfinitely ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
+        long reportNs = o.runInfinitely ? Report.infiniteIntervalNs(o) : Long.MAX_VALUE;
         Session.Handler h = this::onClientCompletion;
         firstNs = System.nanoTime();
         lastNs = firstNs;
         sampler.start(firstNs);
+        long intervalStart = firstNs;
+        long intervalMessages = 0;
         while (true) {
+            if (o.runInfinitely && Thread.interrupted()) {
+                durationNs = 0; // stopped (Ctrl-C): finish what is in flight, then close as a -D run does
+                reportNs = Long.MAX_VALUE;
+            }
+            long now = System.nanoTime();
+            if (now - intervalStart >= reportNs) { // --run_infinitely: a line per interval, then a fresh one
+                long n = messages - intervalMessages;
+                double avg = n * (double) size * 8e9 / (now - intervalStart);
+                o.tableGoesOn = true;
+                Report.bw(s.out, o, size, n, sampler.peakBps(avg), avg, n / ((now - intervalStart) / 1e9) / 1e6, null);
+                o.continuesTable = true;
+                sampler = new Sampler();
+                sampler.start(now);
+                intervalStart = now;
+                intervalMessages = messages;
+            }
             boolean postingOver = System.nanoTime() - firstNs >= durationNs;
             int work = 0;
             for (Endpoint ep : s.eps) {
@@ -128,7 +147,11 @@ final class BwTest {
 
         Result r = new Result();
         r.iters = o.iters != null ? o.iters : messages; // -D: the total over all QPs
-        Report.bw(s.out, o.reportGbits, size, r.iters, peakBps, avgBps, messages / (elapsedNs / 1e9) / 1e6, null);
+        if (o.runInfinitely) {
+            o.tableGoesOn = false; // the whole run's line closes the table
+        }
+        Report.bw(s.out, o, size, r.iters, peakBps, avgBps, messages / (elapsedNs / 1e9) / 1e6,
+                o.runInfinitely ? String.format(Locale.ROOT, "(the whole run: %.1f s)", elapsedNs / 1e9) : null);
         fill(r, avgBps, peakBps, elapsedNs);
         if (o.verify && kind == TestKind.READ_BW) {
             verifyRead(r);
@@ -194,7 +217,7 @@ final class BwTest {
             double peakBps = sampler.peakBps(avgBps);
             r.iters = clientIters();
             r.size = s.eps.get(0).done.size();
-            Report.bw(s.out, o.reportGbits, s.eps.get(0).done.size(), r.iters, peakBps, avgBps,
+            Report.bw(s.out, o, s.eps.get(0).done.size(), r.iters, peakBps, avgBps,
                     messages / (elapsedNs / 1e9) / 1e6, "(measured at the server: first to last receive completion)");
             fill(r, avgBps, peakBps, elapsedNs);
         } else {
@@ -213,7 +236,7 @@ final class BwTest {
             double avgBps = total * (double) doneSize * 8e9 / elapsedNs;
             r.iters = clientIters();
             r.size = doneSize;
-            Report.bw(s.out, o.reportGbits, doneSize, r.iters, peakBps, avgBps, total / (elapsedNs / 1e9) / 1e6,
+            Report.bw(s.out, o, doneSize, r.iters, peakBps, avgBps, total / (elapsedNs / 1e9) / 1e6,
                     "(as measured by the client)");
             fill(r, avgBps, peakBps, elapsedNs);
             if (o.verify && kind == TestKind.WRITE_BW) {

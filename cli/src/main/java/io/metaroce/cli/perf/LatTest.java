@@ -105,21 +105,36 @@ final class LatTest {
         };
         Histogram hist = new Histogram(3);
         long target = o.iters != null ? o.iters : Long.MAX_VALUE;
-        long durationNs = o.durationS != null ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
+        long durationNs = o.durationS != null && !o.runInfinitely ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
+        long reportNs = o.runInfinitely ? Report.infiniteIntervalNs(o) : Long.MAX_VALUE;
         for (long w = 0; w < o.warmup; w++) {
             pingPong(ep, w, h);
         }
         long start = System.nanoTime();
+        long intervalStart = start;
+        long intervalFirst = 0;
         long i = 0;
-        for (; i < target && System.nanoTime() - start < durationNs; i++) {
+        for (; i < target && System.nanoTime() - start < durationNs
+                && !(o.runInfinitely && Thread.interrupted()); i++) {
             long rttNs = pingPong(ep, o.warmup + i, h);
             hist.recordValue(Math.max(1, rttNs / 2));
+            if (System.nanoTime() - intervalStart >= reportNs) { // --run_infinitely: a line per interval
+                o.tableGoesOn = true;
+                Report.lat(s.out, o, size, i + 1 - intervalFirst, hist);
+                o.continuesTable = true;
+                hist.reset();
+                intervalStart = System.nanoTime();
+                intervalFirst = i + 1;
+            }
         }
         long elapsedNs = Math.max(1, System.nanoTime() - start);
         long n = i;
+        if (o.runInfinitely) { // stopped: the last interval's line closes the table
+            o.tableGoesOn = false;
+        }
         s.finishClient(e -> new Wire.Done(n, elapsedNs, size, 0), h);
 
-        Report.lat(s.out, size, n, hist);
+        Report.lat(s.out, o, size, n - intervalFirst, hist); // --run_infinitely: the last interval
         Result r = new Result();
         r.iters = n;
         r.metrics.put("lat_min_us", Report.us(hist.getMinValue()));
@@ -170,8 +185,11 @@ final class LatTest {
         s.learnRemoteQpns();
         s.printHeader(NOTE);
         s.finishServer(h);
-        s.out.printf(" answered %d pings (warm-up included); the client measures the latency%n", pings);
-        s.out.println(Report.DASH);
+        s.out.printf(" answered %d pings of %d bytes (warm-up included); the client measures the latency%n", pings,
+                ep.done.size());
+        if (!o.tableGoesOn) {
+            s.out.println(Report.DASH);
+        }
         s.out.flush();
         Result r = new Result();
         r.iters = pings;

@@ -1,6 +1,7 @@
 package io.metaroce.cli.perf;
 
 import com.fasterxml.jackson.jr.ob.JSON;
+import io.metaroce.sim.experiment.ExperimentRecord;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,9 +25,9 @@ final class PerfJson {
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("test", kind.id());
         d.put("side", o.server() ? "server" : "client");
-        d.put("MsgSize", rec.bytes);
-        d.put("n_iterations", rec.iters);
-        Map<String, Object> m = rec.metrics;
+        d.put("MsgSize", PerfRecord.bytes(rec));
+        d.put("n_iterations", PerfRecord.iters(rec));
+        Map<String, Object> m = rec.metrics();
         if (kind.latency()) {
             d.put("lat_unit", "usec");
             put(d, "t_min", m.get("lat_min_us"));

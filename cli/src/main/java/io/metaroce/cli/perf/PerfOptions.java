@@ -26,6 +26,17 @@ public final class PerfOptions {
                     + "latency tests).")
     Integer size;
 
+    @Option(names = {"-a", "--all"},
+            description = "Run every message size from 2 bytes to 8 MiB (2^1..2^23), one line each, as perftest's -a; "
+                    + "give it to both sides. Exclusive with -s.")
+    boolean allSizes;
+
+    @Option(names = {"--run_infinitely", "--run-infinitely"},
+            description = "Client: run until stopped, printing a result line every -D seconds (default 5), as "
+                    + "perftest's --run_infinitely. Ctrl-C (or SIGTERM) ends the run cleanly: the client prints the "
+                    + "whole run's line and tells the server, which ends too.")
+    boolean runInfinitely;
+
     @Option(names = {"-n", "--iters"}, paramLabel = "N",
             description = "Messages per QP (default 5000 for bandwidth, 1000 for latency). Exclusive with -D.")
     Long iters;
@@ -187,6 +198,19 @@ public final class PerfOptions {
 
     /** Payload bytes per packet when neither --payload-mtu nor --mtu is given. */
     static final int DEFAULT_PAYLOAD_MTU = 4096;
+    /** -a: the largest message size, bytes (perftest's 2^23). */
+    static final int ALL_SIZES_MAX = 1 << 23;
+    /** --run_infinitely: seconds between two result lines without -D (perftest's default duration). */
+    static final double INFINITE_REPORT_S = 5;
+
+    /**
+     * Set by the runner, not by a flag: for -a, whether this size continues a table (its header block and column
+     * header were printed already) and whether more sizes follow (the closing line waits for the last).
+     */
+    boolean continuesTable;
+    boolean tableGoesOn;
+    /** Whether -s was given (applyDefaults fills it in otherwise). */
+    private boolean sizeGiven;
 
     public PerfOptions() {
     }
@@ -213,6 +237,12 @@ public final class PerfOptions {
     /** Checks the flags for {@code kind} and throws a user-facing message for the first bad one. */
     void validate(TestKind kind) {
         require(iters == null || durationS == null, "-n/--iters and -D/--duration are exclusive");
+        require(!allSizes || !sizeGiven, "-a/--all and -s/--size are exclusive");
+        require(!allSizes || !runInfinitely, "-a/--all and --run_infinitely are exclusive");
+        require(!runInfinitely || iters == null, "--run_infinitely and -n/--iters are exclusive (-D sets the "
+                + "report interval)");
+        require(!(allSizes || runInfinitely) || record == null && !json && expectGbps == null && expectP99Us == null,
+                "-a/--all and --run_infinitely print a table: --record, --json and --expect-* are for single runs");
         require(iters == null || iters > 0, "-n/--iters must be > 0");
         require(durationS == null || durationS > 0, "-D/--duration must be > 0");
         require(size() >= 1, "-s/--size must be >= 1");
@@ -275,11 +305,17 @@ public final class PerfOptions {
         return size;
     }
 
+    /** -a: the size of the next table line, bytes. */
+    void size(int bytes) {
+        size = bytes;
+    }
+
     void applyDefaults(TestKind kind) {
+        sizeGiven = size != null;
         if (size == null) {
-            size = kind.defaultSize();
+            size = allSizes ? 2 : kind.defaultSize();
         }
-        if (iters == null && durationS == null) {
+        if (iters == null && durationS == null && !runInfinitely) {
             iters = kind.defaultIters();
         }
         if (name == null) {

@@ -2,8 +2,10 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 import io.metaroce.net.DeviceStats;
+import io.metaroce.sim.experiment.ExperimentRecord;
 
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,6 +17,39 @@ final class PerfRun {
     }
 
     static int run(TestKind kind, PerfOptions o, PrintWriter stdout, PrintWriter err) {
+        // --run_infinitely: Ctrl-C (SIGINT) or SIGTERM interrupts the run, which then closes cleanly before exit
+        java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+        Thread hook = null;
+        if (o.runInfinitely && !o.server()) {
+            Thread main = Thread.currentThread();
+            hook = new Thread(() -> {
+                main.interrupt();
+                try {
+                    finished.await(STOP_WAIT_S, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "perf-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+        try {
+            return runOnce(kind, o, stdout, err);
+        } finally {
+            finished.countDown();
+            if (hook != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // the JVM is shutting down (the hook is running): nothing to remove
+                }
+            }
+        }
+    }
+
+    /** How long a stopped --run_infinitely client may take to close before the JVM exits anyway, s. */
+    private static final long STOP_WAIT_S = 10;
+
+    private static int runOnce(TestKind kind, PerfOptions o, PrintWriter stdout, PrintWriter err) {
         // With --json, standard output carries the one JSON document and the text report moves to stderr.
         PrintWriter out = o.json ? err : stdout;
         ExperimentRecord rec = null;
@@ -31,32 +66,29 @@ final class PerfRun {
                         + "(seeded); it is not network loss.%n", kind.id(), o.injectLoss);
                 err.flush();
             }
-            int rq = kind == TestKind.SEND_BW && o.server() ? o.rxDepthValue() + Endpoint.CTRL_RECV_SLOTS + 8 : 1024;
-            int cq = o.qps * (o.txDepth + (kind == TestKind.SEND_BW ? o.rxDepthValue() : 0)
-                    + Endpoint.CTRL_RECV_SLOTS + 16) + 64;
-            Result r;
-            DeviceStats stats;
-            Map<String, Long> cm;
-            try (Session s = new Session(kind, o, out, err, rq, cq)) {
-                r = kind.latency() ? new LatTest(s).run() : new BwTest(s).run();
-                stats = s.stats();
-                cm = s.cmCounters();
-            }
+            Measured m = measure(kind, o, out, err);
+            Result r = m.result();
+            DeviceStats stats = m.stats();
+            Map<String, Long> cm = m.cmCounters();
             if (o.stats) {
                 out.print(stats.format());
                 out.flush();
             }
-            rec = record(kind, o, r, stats);
-            rec.metrics.put("cm_disconnects", cm.getOrDefault("CM_DISCONNECTS", 0L));
+            rec = record(kind, o, r, stats, cm.getOrDefault("CM_DISCONNECTS", 0L));
             if (o.record != null) {
-                rec.write(o.record);
+                try {
+                    rec.write(o.record);
+                } catch (java.io.IOException e) {
+                    throw new PerfException(PerfException.ERROR, "cannot write the record to " + o.record + ": "
+                            + e.getMessage());
+                }
                 out.println("record: " + o.record + " (verdict: " + rec.verdict() + ")");
                 out.flush();
             }
             if (r.verifyFailure != null) {
                 throw new PerfException(PerfException.ERROR, r.verifyFailure);
             }
-            List<String> failures = rec.failures();
+            List<String> failures = PerfRecord.failures(rec);
             if (!failures.isEmpty()) {
                 throw new PerfException(PerfException.ACCEPTANCE, "verdict: fail: " + String.join("; ", failures));
             }
@@ -74,6 +106,39 @@ final class PerfRun {
         }
     }
 
+    /** What one session measured, with its device's statistics and connection-manager counters at the end. */
+    private record Measured(Result result, DeviceStats stats, Map<String, Long> cmCounters) {
+    }
+
+    /**
+     * One session: open the device, connect (or accept), run the test at {@code o.size()}, close. With -a the
+     * session runs every size, each over new connections of the same device (the server keeps listening, so the
+     * client's next connection cannot reach a device that is closing), one table line each.
+     */
+    private static Measured measure(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err) {
+        int rq = kind == TestKind.SEND_BW && o.server() ? o.rxDepthValue() + Endpoint.CTRL_RECV_SLOTS + 8 : 1024;
+        int cq = o.qps * (o.txDepth + (kind == TestKind.SEND_BW ? o.rxDepthValue() : 0)
+                + Endpoint.CTRL_RECV_SLOTS + 16) + 64;
+        try (Session s = new Session(kind, o, out, err, rq, cq)) {
+            Result r = null;
+            int first = o.allSizes ? 2 : o.size();
+            int last = o.allSizes ? PerfOptions.ALL_SIZES_MAX : o.size();
+            for (int size = first; size <= last && size > 0; size *= 2) {
+                if (o.allSizes) {
+                    o.size(size);
+                    o.continuesTable = size > first;
+                    o.tableGoesOn = size < last;
+                    s.nextTest();
+                }
+                r = kind.latency() ? new LatTest(s).run() : new BwTest(s).run();
+                if (r.verifyFailure != null) {
+                    break;
+                }
+            }
+            return new Measured(r, s.stats(), s.cmCounters());
+        }
+    }
+
     private static void json(PrintWriter stdout, PerfOptions o, Supplier<String> doc) {
         if (o.json) {
             stdout.println(doc.get());
@@ -81,59 +146,47 @@ final class PerfRun {
         }
     }
 
-    static ExperimentRecord record(TestKind kind, PerfOptions o, Result r, DeviceStats stats) {
-        ExperimentRecord rec = new ExperimentRecord();
-        rec.name = o.name;
-        rec.world = o.world;
-        rec.planes = o.planes.size();
-        rec.paths = o.paths;
-        rec.mtu = o.payloadMtu();
-        rec.kind = kind.id();
-        rec.bytes = r.size > 0 ? r.size : o.size();
-        rec.iters = r.iters;
-        rec.qps = o.qps;
-        rec.txDepth = o.txDepth;
-        rec.durationS = o.durationS;
-        rec.side = o.server() ? "server" : "client";
-        rec.injectLoss = o.injectLoss;
-        rec.seed = o.seed;
-        rec.metrics.putAll(r.metrics);
-        rec.metrics.put("auth", o.authKey == null ? 0 : o.encrypt ? 2 : 1); // AUTH-9: 0 none, 1 tag, 2 encrypt too
+    /** The run's record: its metrics, the device's counters and the acceptance the options ask for. */
+    static ExperimentRecord record(TestKind kind, PerfOptions o, Result r, DeviceStats stats, long cmDisconnects) {
+        Map<String, Object> metrics = new LinkedHashMap<>(r.metrics);
+        Map<String, String> acceptance = new LinkedHashMap<>();
+        metrics.put("auth", o.authKey == null ? 0 : o.encrypt ? 2 : 1); // AUTH-9: 0 none, 1 tag, 2 encrypt too
         Map<Counter, Long> c = stats.counters();
-        rec.metrics.put("retransmits", c.getOrDefault(Counter.RETRANSMITS, 0L));
-        rec.metrics.put("timeouts", c.getOrDefault(Counter.TIMEOUTS, 0L));
-        rec.metrics.put("ecn_echoes", c.getOrDefault(Counter.ECN_ECHOES, 0L));
-        rec.metrics.put("path_failovers", c.getOrDefault(Counter.PATH_FAILOVERS, 0L));
+        metrics.put("retransmits", c.getOrDefault(Counter.RETRANSMITS, 0L));
+        metrics.put("timeouts", c.getOrDefault(Counter.TIMEOUTS, 0L));
+        metrics.put("ecn_echoes", c.getOrDefault(Counter.ECN_ECHOES, 0L));
+        metrics.put("path_failovers", c.getOrDefault(Counter.PATH_FAILOVERS, 0L));
         long drops = stats.injectedDrops() + stats.txSendDrops();
         for (Map.Entry<Counter, Long> e : c.entrySet()) {
             if (e.getKey().name().startsWith("DROP_")) {
                 drops += e.getValue();
             }
         }
-        rec.metrics.put("drops", drops);
-        rec.metrics.put("injected_drops", stats.injectedDrops());
-        rec.metrics.put("tx_data_packets", c.getOrDefault(Counter.TX_DATA_PACKETS, 0L));
+        metrics.put("drops", drops);
+        metrics.put("injected_drops", stats.injectedDrops());
+        metrics.put("tx_data_packets", c.getOrDefault(Counter.TX_DATA_PACKETS, 0L));
         DeviceStats.Datapath dp = stats.datapath();
-        rec.metrics.put("datagrams_per_sendmmsg", dp.datagramsPerCall());
-        rec.metrics.put("gso_messages", dp.gsoMessages());
-        rec.metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
-        rec.metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
-        rec.metrics.put("agent_stalls", dp.stalls());
+        metrics.put("datagrams_per_sendmmsg", dp.datagramsPerCall());
+        metrics.put("gso_messages", dp.gsoMessages());
+        metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
+        metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
+        metrics.put("agent_stalls", dp.stalls());
         long hwm = peakRssKib();
         if (hwm > 0) {
-            rec.metrics.put("peak_rss_kib", hwm);
+            metrics.put("peak_rss_kib", hwm);
         }
+        metrics.put("cm_disconnects", cmDisconnects);
         if (r.verified) {
-            rec.metrics.put("data_verified", r.verifyFailure == null);
-            rec.acceptance.put("data_verified", "== true");
+            metrics.put("data_verified", r.verifyFailure == null);
+            acceptance.put("data_verified", "true");
         }
         if (o.expectGbps != null) {
-            rec.acceptance.put("goodput_gbps", ">= " + ExperimentRecord.format(o.expectGbps));
+            acceptance.put("goodput_gbps", ">= " + PerfRecord.format(o.expectGbps));
         }
         if (o.expectP99Us != null) {
-            rec.acceptance.put("lat_p99_us", "<= " + ExperimentRecord.format(o.expectP99Us));
+            acceptance.put("lat_p99_us", "<= " + PerfRecord.format(o.expectP99Us));
         }
-        return rec;
+        return PerfRecord.of(kind, o, r, metrics, acceptance);
     }
 
     /** The process's peak resident set (VmHWM) in KiB, or -1 where /proc is missing. */

@@ -21,15 +21,25 @@ final class Report {
     private Report() {
     }
 
-    static void bw(PrintWriter out, boolean gbits, long size, long iters, double peakBps, double avgBps,
+    /**
+     * A bandwidth line under its column header; with -a ({@link PerfOptions#continuesTable},
+     * {@link PerfOptions#tableGoesOn}) the header comes once, before the first size, and the closing line after
+     * the last.
+     */
+    static void bw(PrintWriter out, PerfOptions o, long size, long iters, double peakBps, double avgBps,
                    double msgRateMpps, String note) {
-        out.println(gbits ? BW_HEADER_GB : BW_HEADER_MB);
+        boolean gbits = o.reportGbits;
+        if (!o.continuesTable) {
+            out.println(gbits ? BW_HEADER_GB : BW_HEADER_MB);
+        }
         out.printf(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %.6f%n", size, iters, unit(peakBps, gbits),
                 unit(avgBps, gbits), msgRateMpps);
-        if (note != null) {
+        if (note != null && !o.tableGoesOn) {
             out.println(" " + note);
         }
-        out.println(DASH);
+        if (!o.tableGoesOn) {
+            out.println(DASH);
+        }
         out.flush();
     }
 
@@ -37,13 +47,23 @@ final class Report {
         return gbits ? bps / 1e9 : bps / 8 / (1 << 20);
     }
 
-    static void lat(PrintWriter out, long size, long iters, Histogram h) {
-        out.println(LAT_HEADER);
+    /** A latency line under its column header (with -a: the header once, the closing line after the last size). */
+    static void lat(PrintWriter out, PerfOptions o, long size, long iters, Histogram h) {
+        if (!o.continuesTable) {
+            out.println(LAT_HEADER);
+        }
         out.printf(Locale.ROOT, " %-6d %-14d %-14.2f %-17.2f %-14.2f %-16.2f %-14.2f %.2f%n", size, iters,
                 us(h.getMinValue()), us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
                 us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()), h.getMean() / 1e3);
-        out.println(DASH);
+        if (!o.tableGoesOn) {
+            out.println(DASH);
+        }
         out.flush();
+    }
+
+    /** --run_infinitely: ns between two result lines (-D, or perftest's 5 s). */
+    static long infiniteIntervalNs(PerfOptions o) {
+        return (long) ((o.durationS != null ? o.durationS : PerfOptions.INFINITE_REPORT_S) * 1e9);
     }
 
     static double us(long ns) {

@@ -122,6 +122,20 @@ final class Session implements AutoCloseable {
         return device.registerMemory(pd, seg, Access.ALL);
     }
 
+    /**
+     * -a: makes the session ready for the next size's test over new connections of the same device: the
+     * completions the closed connections left (flushed work) are dropped, the endpoints forgotten.
+     */
+    void nextTest() {
+        while (cq.poll(wc)) {
+            device.invoke();
+        }
+        eps.clear();
+        finishing = false;
+        progress();
+        lastRxDatagrams = -1;
+    }
+
     // ------------------------------------------------------------------ connection set-up
 
     /** Client: connects {@code -q} QPs to the server, each with its receive for the buffer message posted first. */
@@ -176,10 +190,12 @@ final class Session implements AutoCloseable {
     void acceptAll(Consumer<Endpoint> setup) {
         device.listen(pd, cq, cq);
         InetSocketAddress at = device.planeAddresses().get(0);
-        out.printf(Locale.ROOT, "listening on %s:%d (%d plane%s, %s)%n", at.getAddress().getHostAddress(),
-                device.port(), device.planeAddresses().size(), device.planeAddresses().size() == 1 ? "" : "s",
-                kind.id());
-        out.flush();
+        if (!o.continuesTable) { // -a: once, for the first size
+            out.printf(Locale.ROOT, "listening on %s:%d (%d plane%s, %s%s)%n", at.getAddress().getHostAddress(),
+                    device.port(), device.planeAddresses().size(), device.planeAddresses().size() == 1 ? "" : "s",
+                    kind.id(), o.allSizes ? ", every size 2..8388608 bytes (-a)" : "");
+            out.flush();
+        }
         for (int i = 0; i < o.qps; i++) {
             DeviceQp qp = acceptOne(i);
             progress(); // a client came: --timeout counts from now, not from the start (the first wait has no limit)
@@ -450,6 +466,9 @@ final class Session implements AutoCloseable {
 
     /** The perftest-style header block. */
     void printHeader(String latencyNote) {
+        if (o.continuesTable) {
+            return; // -a: the header block came with the first size
+        }
         String dash = "-".repeat(87);
         out.println(dash);
         out.printf(Locale.ROOT, "                    %s (metaroce perf %s)%n", kind.title(), kind.id());

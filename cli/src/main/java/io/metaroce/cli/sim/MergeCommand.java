@@ -41,6 +41,6 @@ public final class MergeCommand implements Callable<Integer> {
             System.err.println("metaroce sim merge: " + e.getMessage());
             return 2;
         }
-        return SimCommand.report(s, t0);
+        return SimCommand.report(s, t0, System.out);
     }
 }

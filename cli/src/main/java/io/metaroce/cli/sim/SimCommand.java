@@ -69,8 +69,20 @@ public final class SimCommand implements Runnable {
                 description = "run only the I-th of N slices of the sweep (1 <= I <= N; points dealt round-robin) "
                         + "and write a shard directory for 'sim merge'")
         String shard;
-        @Option(names = "--quiet", description = "no progress display")
+        @Option(names = "--quiet", description = "no progress display (same as --progress none)")
         boolean quiet;
+        @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
+                completionCandidates = ProgressModeNames.class,
+                description = "auto (a bar redrawn on a terminal, a line every 5 s otherwise), none, or json: one "
+                        + "JSON object per line on standard output (events progress, point_done, done: point, "
+                        + "simulated time, events/s, ETA; see docs/experiments/README.md) with the human log on "
+                        + "standard error")
+        ProgressMode progressMode;
+        @Option(names = "--progress-interval", paramLabel = "TIME", defaultValue = "1s",
+                converter = io.metaroce.cli.options.Converters.Seconds.class,
+                description = "with --progress json: wall time between two progress lines of a point "
+                        + "(default ${DEFAULT-VALUE})")
+        double progressIntervalS;
 
         public Run() {
         }
@@ -99,13 +111,32 @@ public final class SimCommand implements Runnable {
             Files.createDirectories(dir);
             boolean terminal = ProgressBar.isTerminal();
             long t0 = System.nanoTime();
+            ProgressMode mode = quiet ? ProgressMode.NONE : progressMode;
+            JsonProgress json = mode == ProgressMode.JSON
+                    ? new JsonProgress(System.out, (long) (progressIntervalS * 1e9), System::nanoTime) : null;
+            PrintStream human = json != null ? System.err : System.out;
             ExperimentRunner.ProgressFactory progress;
             ExperimentRunner.PointRunner runner;
             PrintStream log;
-            if (jobs == 1) {
+            if (json != null) {
+                progress = json;
+                runner = (spec, p) -> {
+                    String error = null;
+                    try {
+                        return Experiment.run(spec, p);
+                    } catch (RuntimeException e) {
+                        error = String.valueOf(e.getMessage());
+                        throw e;
+                    } finally {
+                        json.finished(p, error);
+                    }
+                };
+                log = System.err;
+            } else if (jobs == 1) {
+                boolean silent = mode == ProgressMode.NONE;
                 List<ProgressBar> bars = new ArrayList<>();
                 progress = (i, n, label) -> {
-                    if (quiet) {
+                    if (silent) {
                         return (now, limit, ev, wall) -> { };
                     }
                     ProgressBar b = new ProgressBar(System.out, terminal, "      ");
@@ -122,7 +153,7 @@ public final class SimCommand implements Runnable {
                 };
                 log = System.out;
             } else {
-                SweepProgress sp = new SweepProgress(System.out, terminal, quiet);
+                SweepProgress sp = new SweepProgress(System.out, terminal, mode == ProgressMode.NONE);
                 java.util.Map<ProgressListener, Integer> index = new java.util.concurrent.ConcurrentHashMap<>();
                 progress = (i, n, label) -> {
                     ProgressListener l = sp.forPoint(i, n, label);
@@ -144,32 +175,70 @@ public final class SimCommand implements Runnable {
             if (slice != null) {
                 ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs);
                 long errors = m.results().stream().filter(r -> r.metrics().containsKey("error")).count();
-                System.out.printf(Locale.ROOT, "%n%s shard %s: %d of %d points (%.1f s%s) in %s%n"
+                if (json != null) {
+                    json.done(m.experiment(), "ran", m.results().size(), (System.nanoTime() - t0) / 1e9,
+                            dir.toAbsolutePath().toString(), m.results().stream()
+                                    .filter(r -> r.metrics().containsKey("error"))
+                                    .map(r -> String.valueOf(r.metrics().get("error"))).toList());
+                }
+                human.printf(Locale.ROOT, "%n%s shard %s: %d of %d points (%.1f s%s) in %s%n"
                                 + "merge every shard with: metaroce sim merge DIR... --out DIR%n", m.experiment(),
                         slice, m.results().size(), m.points(), (System.nanoTime() - t0) / 1e9,
                         errors == 0 ? "" : ", " + errors + " with errors", dir.toAbsolutePath());
                 return 0; // point errors are the merge's verdict: a batch system must still run the merge
             }
             ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs);
-            return report(s, t0);
+            if (json != null) {
+                json.done(s.name(), s.verdict(), s.points().size(), (System.nanoTime() - t0) / 1e9,
+                        s.out().toAbsolutePath().toString(), failures(s));
+            }
+            return report(s, t0, human);
         }
     }
 
-    /** Prints the verdict, errors and failed checks of {@code s}; returns the exit code (0 pass, 1 fail). */
-    static int report(ExperimentRunner.Summary s, long t0) {
-        System.out.printf(Locale.ROOT, "%n%s: %s (%d points, %.1f s). Records, CSVs and plots in %s%n",
-                s.name(), s.verdict().toUpperCase(Locale.ROOT), s.points().size(), (System.nanoTime() - t0) / 1e9,
-                s.out().toAbsolutePath());
+    /** The values of {@code --progress} as people type them, for shell completion. */
+    static final class ProgressModeNames extends ArrayList<String> {
+        private static final long serialVersionUID = 1L;
+
+        ProgressModeNames() {
+            super(List.of("auto", "none", "json"));
+        }
+    }
+
+    /** How {@code sim run} shows progress. */
+    enum ProgressMode {
+        /** A bar on a terminal, a plain line every few seconds otherwise. */
+        AUTO,
+        /** Nothing. */
+        NONE,
+        /** JSON lines on standard output ({@link JsonProgress}). */
+        JSON
+    }
+
+    /** The point errors and failed checks of {@code s}, one line each. */
+    static List<String> failures(ExperimentRunner.Summary s) {
+        List<String> lines = new ArrayList<>();
         for (ExperimentRunner.PointOutcome o : s.points()) {
             if (o.verdict().equals("error")) {
-                System.out.printf(Locale.ROOT, "  ERROR %s: %s%n", o.label(), o.result().metrics.get("error"));
+                lines.add(String.format(Locale.ROOT, "ERROR %s: %s", o.label(), o.result().metrics.get("error")));
             }
             for (ExperimentRunner.CheckResult c : o.checks()) {
                 if (!c.pass()) {
-                    System.out.printf(Locale.ROOT, "  FAIL %s: %s %s, got %s%n", o.label(), c.metric(),
-                            c.require(), c.actual());
+                    lines.add(String.format(Locale.ROOT, "FAIL %s: %s %s, got %s", o.label(), c.metric(),
+                            c.require(), c.actual()));
                 }
             }
+        }
+        return lines;
+    }
+
+    /** Prints the verdict, errors and failed checks of {@code s} to {@code out}; returns the exit code (0 pass, 1 fail). */
+    static int report(ExperimentRunner.Summary s, long t0, PrintStream out) {
+        out.printf(Locale.ROOT, "%n%s: %s (%d points, %.1f s). Records, CSVs and plots in %s%n",
+                s.name(), s.verdict().toUpperCase(Locale.ROOT), s.points().size(), (System.nanoTime() - t0) / 1e9,
+                s.out().toAbsolutePath());
+        for (String line : failures(s)) {
+            out.println("  " + line);
         }
         return s.verdict().equals("fail") ? 1 : 0;
     }

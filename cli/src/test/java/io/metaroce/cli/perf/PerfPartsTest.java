@@ -2,6 +2,7 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 import io.metaroce.net.DeviceStats;
+import io.metaroce.sim.experiment.ExperimentRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -61,51 +62,65 @@ class PerfPartsTest {
     }
 
     @Test
-    void recordIsYamlWithAVerdictFromItsAcceptance() {
-        ExperimentRecord r = new ExperimentRecord();
-        r.name = "perf-write-bw";
-        r.world = "loopback";
-        r.planes = 2;
-        r.paths = 4;
-        r.mtu = 4096;
-        r.kind = "write-bw";
-        r.bytes = 65536;
+    void recordIsTheSimulatorsRecordTypeWithAVerdictFromItsAcceptance() {
+        PerfOptions o = new PerfOptions();
+        new CommandLine(o).parseArgs("HOST", "--planes", "127.0.0.1,127.0.0.2", "--paths", "4", "-s", "64KiB",
+                "--inject-loss", "0.01", "--name", "perf-write-bw");
+        o.applyDefaults(TestKind.WRITE_BW);
+        Result r = new Result();
         r.iters = 5000;
-        r.qps = 1;
-        r.txDepth = 128;
-        r.side = "client";
-        r.injectLoss = 0.01;
-        r.seed = 1;
-        r.metrics.put("goodput_gbps", 2.5);
-        r.metrics.put("retransmits", 7L);
-        assertEquals("pass", r.verdict()); // no acceptance: pass
-        r.acceptance.put("goodput_gbps", ">= 2");
-        assertEquals("pass", r.verdict());
-        String y = r.toYaml();
+        Map<String, Object> metrics = new java.util.LinkedHashMap<>();
+        metrics.put("goodput_gbps", 2.5);
+        metrics.put("retransmits", 7L);
+        ExperimentRecord rec = PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of());
+        assertEquals("pass", rec.verdict()); // no acceptance: pass
+        rec = PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of("goodput_gbps", ">= 2"));
+        assertEquals("pass", rec.verdict());
         assertEquals("""
                 experiment:
                   name: perf-write-bw
                   world: loopback
-                  topology: {planes: 2, paths: 4, mtu: 4096}
+                  topology:
+                    planes: 2
+                    paths: 4
+                    mtu: 4096
                   transport: metaroce
-                  workload: {kind: write-bw, bytes: 65536, iters: 5000, qps: 1, tx_depth: 128, side: client}
-                  faults: {inject_loss: 0.01}
+                  workload:
+                    kind: write-bw
+                    bytes: 65536
+                    iters: 5000
+                    qps: 1
+                    tx_depth: 128
+                    side: client
+                  faults:
+                  - kind: receiver_drop
+                    fraction: 0.01
                   seed: 1
                 metrics:
                   goodput_gbps: 2.5
                   retransmits: 7
                 acceptance:
-                  goodput_gbps: ">= 2"
+                  goodput_gbps: '>= 2'
+                checks:
+                - metric: goodput_gbps
+                  require: '>= 2'
+                  actual: 2.5
+                  pass: true
                 verdict: pass
-                """, y);
-        r.acceptance.put("goodput_gbps", ">= 3");
-        assertEquals("fail", r.verdict());
-        assertEquals(List.of("goodput_gbps 2.5 does not satisfy >= 3"), r.failures());
-        r.acceptance.clear();
-        r.acceptance.put("latency", "<= 5");
-        assertEquals("fail", r.verdict()); // a missing metric never passes
-        assertTrue(ExperimentRecord.holds(true, "== true"));
-        assertFalse(ExperimentRecord.holds(false, "== true"));
+                series: []
+                """, rec.toYaml());
+        assertEquals(5000, PerfRecord.iters(rec));
+        assertEquals(65536, PerfRecord.bytes(rec));
+        rec = PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of("goodput_gbps", ">= 3"));
+        assertEquals("fail", rec.verdict());
+        assertEquals(List.of("goodput_gbps 2.5 does not satisfy >= 3"), PerfRecord.failures(rec));
+        rec = PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of("latency", "<= 5"));
+        assertEquals("fail", rec.verdict()); // a missing metric never passes
+        assertEquals(List.of("latency missing does not satisfy <= 5"), PerfRecord.failures(rec));
+        metrics.put("data_verified", false);
+        assertEquals("fail", PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of("data_verified", "true")).verdict());
+        metrics.put("data_verified", true);
+        assertEquals("pass", PerfRecord.of(TestKind.WRITE_BW, o, r, metrics, Map.of("data_verified", "true")).verdict());
     }
 
     static DeviceStats sample() {

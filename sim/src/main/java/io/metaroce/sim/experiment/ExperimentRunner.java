@@ -5,8 +5,6 @@ import io.metaroce.sim.FaultSpec;
 import io.metaroce.sim.ProgressListener;
 import io.metaroce.sim.RunResult;
 import io.metaroce.sim.Series;
-import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -201,8 +199,8 @@ public final class ExperimentRunner {
         return new PointOutcome(o.index(), o.label(), o.point(), o.spec(), o.result(), checks, verdict, o.dir());
     }
 
-    /** The EXPERIMENTS.md record of one point, as nested maps (YAML-ready). */
-    public static Map<String, Object> record(ExperimentFile file, PointOutcome o, boolean scaled) {
+    /** The EXPERIMENTS.md record of one point. */
+    public static ExperimentRecord record(ExperimentFile file, PointOutcome o, boolean scaled) {
         ExperimentSpec s = o.spec();
         Map<String, Object> exp = new LinkedHashMap<>();
         exp.put("name", file.name());
@@ -225,48 +223,26 @@ public final class ExperimentRunner {
         }
         exp.put("faults", faults);
         exp.put("seed", s.seed);
-        Map<String, Object> rec = new LinkedHashMap<>();
-        rec.put("experiment", exp);
-        Map<String, Object> metrics = new LinkedHashMap<>();
-        o.result().metrics.forEach((k, v) -> metrics.put(k, v instanceof Double d && (d.isNaN() || d.isInfinite())
-                ? String.valueOf(d) : v));
-        rec.put("metrics", metrics);
-        Map<String, Object> acc = new LinkedHashMap<>();
-        List<Map<String, Object>> checks = new ArrayList<>();
+        List<ExperimentRecord.Check> checks = new ArrayList<>();
         for (CheckResult c : o.checks()) {
-            acc.put(c.metric(), c.require());
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("metric", c.metric());
-            m.put("require", c.require());
-            m.put("actual", c.actual() instanceof Double d && d.isNaN() ? "NaN" : c.actual());
-            m.put("pass", c.pass());
-            checks.add(m);
+            checks.add(new ExperimentRecord.Check(c.metric(), c.require(), c.actual(), c.pass()));
         }
-        rec.put("acceptance", acc);
-        rec.put("checks", checks);
-        rec.put("verdict", o.verdict());
         List<String> files = new ArrayList<>();
         for (Series se : o.result().series) {
             files.add(se.name() + ".csv");
             files.add(se.name() + ".png");
         }
-        rec.put("series", files);
-        return rec;
+        return new ExperimentRecord(exp, o.result().metrics, checks, o.verdict(), files);
     }
 
     private static void write(ExperimentFile file, Summary summary, boolean scaled) throws IOException {
-        DumperOptions opt = new DumperOptions();
-        opt.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
-        opt.setWidth(120);
-        Yaml yaml = new Yaml(opt);
-        List<Map<String, Object>> all = new ArrayList<>();
+        List<ExperimentRecord> all = new ArrayList<>();
         for (PointOutcome o : summary.points()) {
-            Files.createDirectories(o.dir());
-            Map<String, Object> rec = record(file, o, scaled);
+            ExperimentRecord rec = record(file, o, scaled);
             all.add(rec);
-            Files.writeString(o.dir().resolve("record.yaml"), yaml.dump(rec));
+            rec.write(o.dir().resolve("record.yaml"));
         }
-        Files.writeString(summary.out().resolve("records.yaml"), yaml.dumpAll(all.iterator()));
+        ExperimentRecord.writeAll(summary.out().resolve("records.yaml"), all);
         List<String> pngs = writeSweep(file, summary);
         Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary, pngs));
     }

@@ -7,7 +7,12 @@ import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.Layer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -61,7 +66,45 @@ public final class Plots {
      * {@code logX} the x axis is logarithmic (non-positive x values are left out).
      */
     public static void png(Series s, Path file, boolean markers, boolean logX) throws IOException {
-        ChartUtils.saveChartAsPNG(file.toFile(), lineChart(s, markers, logX), 960, 540);
+        png(s, file, markers, logX, null, List.of());
+    }
+
+    /**
+     * As {@link #png(Series, Path, boolean, boolean)}, with {@code subtitle} (e.g. the experiment and point) under
+     * the title and the fault {@code windows} shaded and labelled on a time axis in us (series whose x label says
+     * otherwise get no shading).
+     */
+    public static void png(Series s, Path file, boolean markers, boolean logX, String subtitle,
+                           List<FaultWindows.Window> windows) throws IOException {
+        JFreeChart chart = lineChart(s, markers, logX);
+        if (s.xLabel().equals(TIME_US)) {
+            XYPlot plot = chart.getXYPlot();
+            for (FaultWindows.Window w : windows) {
+                double to = w.toPs() == Long.MAX_VALUE ? xMax(s) : w.toPs() / 1e6;
+                IntervalMarker m = new IntervalMarker(w.fromPs() / 1e6, Math.max(to, w.fromPs() / 1e6),
+                        FAULT_SHADE);
+                m.setLabel(w.label());
+                m.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+                m.setLabelTextAnchor(TextAnchor.TOP_LEFT);
+                plot.addDomainMarker(m, Layer.BACKGROUND);
+            }
+        }
+        if (subtitle != null) {
+            chart.addSubtitle(new TextTitle(subtitle));
+        }
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 960, 540);
+    }
+
+    /** The x label of time series, whose fault windows are shaded. */
+    static final String TIME_US = "time (us)";
+    private static final Color FAULT_SHADE = new Color(0xff, 0x99, 0x99, 0x50);
+
+    private static double xMax(Series s) {
+        double m = 0;
+        for (double x : s.x()) {
+            m = Math.max(m, x);
+        }
+        return m;
     }
 
     /**

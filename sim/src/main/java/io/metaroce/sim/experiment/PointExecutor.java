@@ -123,7 +123,7 @@ final class PointExecutor {
             error = e.getMessage();
         }
         try {
-            writeSeries(r, p.dir());
+            writeSeries(r, p.dir(), file.name() + "  " + p.label(), FaultWindows.of(p.spec().faults));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -139,12 +139,13 @@ final class PointExecutor {
     }
 
     /** Writes the series of {@code r} into {@code dir}, then keeps only their names and labels. */
-    private static void writeSeries(RunResult r, Path dir) throws IOException {
+    private static void writeSeries(RunResult r, Path dir, String subtitle, List<FaultWindows.Window> faults)
+            throws IOException {
         Files.createDirectories(dir);
         for (int i = 0; i < r.series.size(); i++) {
             Series s = r.series.get(i);
             Plots.csv(s, dir.resolve(s.name() + ".csv"));
-            Plots.png(s, dir.resolve(s.name() + ".png"), false, false);
+            Plots.png(s, dir.resolve(s.name() + ".png"), false, false, subtitle, faults);
             r.series.set(i, nameOnly(s.name()));
         }
     }

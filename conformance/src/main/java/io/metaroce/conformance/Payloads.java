@@ -1,0 +1,57 @@
+package io.metaroce.conformance;
+
+import io.metaroce.conformance.script.Arg;
+import io.metaroce.conformance.script.Step;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** The byte patterns ({@code pat=}, {@code fill=}) and SACK bit lists ({@code sack=}) that steps describe. */
+final class Payloads {
+    private Payloads() {
+    }
+
+    /** Pattern byte {@code i} of pattern {@code n}: distinct per pattern and position, never constant. */
+    static byte pattern(long n, long i) {
+        return (byte) (i * 7 + (i >>> 8) * 3 + n * 101 + 1);
+    }
+
+    /**
+     * The bytes a {@code pat=}/{@code fill=} argument of {@code st} describes, for message offsets
+     * [from, from + len); without either, pattern {@code msn + 1}.
+     */
+    static byte[] content(CaseState ctx, Step st, long from, int len) {
+        byte[] b = new byte[Math.max(0, len)];
+        Arg fill = st.arg("fill");
+        if (fill != null) {
+            Arrays.fill(b, (byte) ctx.eval(fill.value(), "fill"));
+        } else {
+            long n = ctx.num(st, "pat", ctx.num(st, "msn", 0) + 1);
+            for (int i = 0; i < b.length; i++) {
+                b[i] = pattern(n, from + i);
+            }
+        }
+        return b;
+    }
+
+    /** The SACK bits of a {@code sack=} value ({@code none}, or {@code A,B..C,...}), in the order written. */
+    static List<Integer> sackBits(CaseState ctx, String value) {
+        List<Integer> bits = new ArrayList<>();
+        if (value.equals("none")) {
+            return bits;
+        }
+        for (String part : value.split(",")) {
+            String[] r = part.split("\\.\\.");
+            long lo = ctx.eval(r[0], "sack");
+            long hi = r.length > 1 ? ctx.eval(r[1], "sack") : lo;
+            for (long bit = lo; bit <= hi; bit++) {
+                if (bit < 0 || bit > 255) {
+                    throw ctx.err("SACK bit " + bit + " outside 0..255");
+                }
+                bits.add((int) bit);
+            }
+        }
+        return bits;
+    }
+}
