@@ -217,7 +217,9 @@ public final class ConformanceCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             Suite suite = sel.suite();
-            spec.commandLine().getOut().print(suite.coverageTable());
+            java.io.PrintWriter out = spec.commandLine().getOut();
+            out.print(suite.coverageTable());
+            out.flush(); // print() does not flush, and the process exits next: the table was cut at the buffer's size
             boolean all = suite.coverage().values().stream().noneMatch(List::isEmpty);
             return all && suite.unknownIds().isEmpty() ? 0 : 1;
         }
