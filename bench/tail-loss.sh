@@ -8,4 +8,4 @@ if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
   export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 fi
 ./mvnw -q -B -o -pl bench -am -DskipTests compile
-"${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp core/target/classes:bench/target/classes io.metaroce.bench.TailLossBench "$@"
+"${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp core/target/classes:testkit/target/classes:bench/target/classes io.metaroce.bench.TailLossBench "$@"

@@ -61,8 +61,7 @@ public final class Path {
     int rtoLowPsn;
     PathState stateBeforeRto;
     long spuriousTimeouts;
-    /** When the path's newest data packet left, and whether it asked for an immediate ACK (RTO-6). */
-    long lastTxNs;
+    /** Whether the path's newest data packet asked for an immediate ACK (RTO-6). */
     boolean lastTxAckReq;
     /** A tail-loss probe went out since the last progress (RTO-6). */
     boolean tlpSent;
@@ -274,16 +273,17 @@ public final class Path {
     }
 
     /**
-     * RTO-6: when to send a tail-loss probe, or {@link Engine#NO_DEADLINE} when none is due: after the later of the
-     * last progress and the newest transmission, {@code srtt + max(4 rttvar, srtt / 4)} when that transmission asked
-     * for an immediate ACK (ACK_REQ: the end of a message or a resend), else {@code 2 srtt + ackDelay}.
+     * RTO-6: when to send a tail-loss probe, or {@link Engine#NO_DEADLINE} when none is due: after the last progress,
+     * {@code srtt + max(4 rttvar, srtt / 4)} when the newest transmission asked for an immediate ACK (ACK_REQ: the end
+     * of a message or a resend), else {@code 2 srtt + ackDelay}. (Counting from the newest transmission instead put
+     * the probe off while a path kept sending: 0.796 instead of 0.887 of lossless in the harness at 10% loss.)
      */
     long tailProbeAtNs(long ackDelayNs) {
         if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
             return Engine.NO_DEADLINE;
         }
         long delay = lastTxAckReq ? srttNs + Math.max(4 * rttvarNs, srttNs / 4) : 2 * srttNs + ackDelayNs;
-        return (lastTxNs - lastProgressNs > 0 ? lastTxNs : lastProgressNs) + delay;
+        return lastProgressNs + delay;
     }
 
     /**

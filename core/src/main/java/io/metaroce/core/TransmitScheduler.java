@@ -216,7 +216,6 @@ final class TransmitScheduler {
         p.recBytes[i] = len;
         p.recAttempt[i] = attempt;
         p.recSentNs[i] = nowNs;
-        p.lastTxNs = nowNs;
         if (p.inflightPackets == 0 && p.rackStreak == 0) {
             // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
             p.lastProgressNs = nowNs;
