@@ -39,6 +39,7 @@ public final class TailLossBench {
         int messages = 2000;
         int paths = 16;
         long seed = 1;
+        boolean tailCopy = true;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 fail("option " + args[i] + " needs a value");
@@ -51,7 +52,8 @@ public final class TailLossBench {
                     case "--messages" -> messages = Integer.parseInt(v);
                     case "--paths" -> paths = Integer.parseInt(v);
                     case "--seed" -> seed = Long.parseLong(v);
-                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed)");
+                    case "--tail-copy" -> tailCopy = Boolean.parseBoolean(v);
+                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy)");
                 }
             } catch (IllegalArgumentException e) {
                 fail("bad value for " + args[i] + ": " + e.getMessage());
@@ -60,7 +62,7 @@ public final class TailLossBench {
         if (bytes < 1 || bytes > Integer.MAX_VALUE || messages < 1 || paths < 1 || paths > 256 || loss < 0 || loss >= 1) {
             fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1");
         }
-        run(loss, (int) bytes, messages, paths, seed);
+        run(loss, (int) bytes, messages, paths, seed, tailCopy);
     }
 
     private static void fail(String msg) {
@@ -68,9 +70,9 @@ public final class TailLossBench {
         System.exit(2);
     }
 
-    private static void run(double loss, int bytes, int messages, int paths, long seed) {
+    private static void run(double loss, int bytes, int messages, int paths, long seed, boolean tailCopy) {
         EngineConfig cfg = new EngineConfig().paths(paths).planes(Math.min(4, paths)).mtu(4096)
-                .txRateBps(100_000_000_000L);
+                .txRateBps(100_000_000_000L).tailCopy(tailCopy);
         Network net = Network.datacenter(seed, 2, cfg);
         SplittableRandom drops = new SplittableRandom(seed * 31 + 7);
         boolean[] lost = new boolean[messages];

@@ -84,6 +84,12 @@ public final class EngineConfig {
      */
     public int pacingBurstBytes = 0;
     /**
+     * RTO-6: whether a tail-loss probe carries the path's newest unacknowledged segment again (a tail copy) instead
+     * of being a PROBE. Off by default: with it on, the perf tools' real-time ping-pong tests stalled in CI
+     * (2026-12-01; a copy was received as a duplicate just before the stall), not yet explained.
+     */
+    public boolean tailCopy = false;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -137,6 +143,7 @@ public final class EngineConfig {
     public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
     public EngineConfig pacingBurstBytes(int v) { pacingBurstBytes = v; return this; }
+    public EngineConfig tailCopy(boolean v) { tailCopy = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
@@ -165,7 +172,7 @@ public final class EngineConfig {
         c.readmitAfterProbes = readmitAfterProbes;
         c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
-        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.inboundCapacityBps = inboundCapacityBps;
+        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;

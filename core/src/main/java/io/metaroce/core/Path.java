@@ -274,15 +274,15 @@ public final class Path {
 
     /**
      * RTO-6: when to send a tail-loss probe, or {@link Engine#NO_DEADLINE} when none is due: after the last progress,
-     * {@code srtt + max(4 rttvar, srtt / 4)} when the newest transmission asked for an immediate ACK (ACK_REQ: the end
-     * of a message or a resend), else {@code 2 srtt + ackDelay}. (Counting from the newest transmission instead put
+     * with tail copies on {@code srtt + max(4 rttvar, srtt / 4)} when the newest transmission asked for an immediate
+     * ACK (ACK_REQ: the end of a message or a resend), else {@code 2 srtt + ackDelay}. (Counting from the newest transmission instead put
      * the probe off while a path kept sending: 0.796 instead of 0.887 of lossless in the harness at 10% loss.)
      */
-    long tailProbeAtNs(long ackDelayNs) {
+    long tailProbeAtNs(long ackDelayNs, boolean tailCopy) {
         if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
             return Engine.NO_DEADLINE;
         }
-        long delay = lastTxAckReq ? srttNs + Math.max(4 * rttvarNs, srttNs / 4) : 2 * srttNs + ackDelayNs;
+        long delay = tailCopy && lastTxAckReq ? srttNs + Math.max(4 * rttvarNs, srttNs / 4) : 2 * srttNs + ackDelayNs;
         return lastProgressNs + delay;
     }
 

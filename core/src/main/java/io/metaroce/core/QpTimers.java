@@ -38,7 +38,7 @@ final class QpTimers {
                 if (rto < d) {
                     d = rto;
                 }
-                long tlp = p.tailProbeAtNs(cfg.ackDelayNs);
+                long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
                 if (tlp < d) {
                     d = tlp;
                 }
@@ -85,7 +85,7 @@ final class QpTimers {
             if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
                 recovery.onRto(p, nowNs);
             } else {
-                long tlp = p.tailProbeAtNs(cfg.ackDelayNs);
+                long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
                 if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
                     // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                     p.tlpSent = true;

@@ -83,7 +83,7 @@ final class TransmitScheduler {
         }
         Path probe = prober.nextProbe(nowNs);
         if (probe != null) {
-            int len = probe.state == PathState.ACTIVE && probe.tlpCheck && c.state == QpState.RTS
+            int len = c.cfg.tailCopy && probe.state == PathState.ACTIVE && probe.tlpCheck && c.state == QpState.RTS
                     ? tailCopy(nowNs, probe, out, tx) : 0;
             return len > 0 ? len : writer.probe(nowNs, probe, out, tx);
         }
