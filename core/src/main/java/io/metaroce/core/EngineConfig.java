@@ -85,8 +85,8 @@ public final class EngineConfig {
     public int pacingBurstBytes = 0;
     /**
      * RTO-6: whether a tail-loss probe carries the path's newest unacknowledged segment again (a tail copy) instead
-     * of being a PROBE. Off by default: with it on, the perf tools' real-time ping-pong tests stalled in CI
-     * (2026-12-01; a copy was received as a duplicate just before the stall), not yet explained.
+     * of being a PROBE. Off by default until it is measured over more seeds: on single-seed runs it shortens chained
+     * messages' tails but moves other runs' maximum FCT both ways (2026-12-01).
      */
     public boolean tailCopy = false;
     /**
