@@ -226,12 +226,26 @@ public final class Quantity {
                     + units + ")");
         }
         String number = m.group(1);
+        BigDecimal v;
         try {
-            return new Parts(new BigDecimal(number.replace("_", "")), number, m.group(2).strip());
+            v = new BigDecimal(number.replace("_", ""));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("bad number in " + what + " '" + text + "'", e);
         }
+        if (v.signum() == 0) {
+            v = BigDecimal.ZERO; // 0e999999999 would otherwise scale a zero by a billion digits
+        } else {
+            // the leading digit's power of ten; outside +-MAX_EXPONENT no unit brings it into a long (or above 0)
+            int exponent = v.precision() - v.scale() - 1;
+            if (exponent > MAX_EXPONENT || exponent < -MAX_EXPONENT) {
+                throw new IllegalArgumentException(what + " '" + text + "' is out of range");
+            }
+        }
+        return new Parts(v, number, m.group(2).strip());
     }
+
+    /** Largest power of ten a number may have before its unit: beyond it, scaling alone would be costly. */
+    private static final int MAX_EXPONENT = 40;
 
     private static IllegalArgumentException unknown(String text, String what, String units) {
         return new IllegalArgumentException("unknown unit in " + what + " '" + text + "' (use " + units + ")");

@@ -35,6 +35,21 @@ class QuantityTest {
         assertTrue(e.getMessage().contains(text.strip()) || text.isBlank(), e.getMessage());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"1e1000000400", "1e-999999999s", "9e41ps", "1e999999999Gbps"})
+    void hugeExponentsAreRefusedAtOnce(String text) {
+        // scaling such a number to a whole count first would overflow BigInteger or take minutes
+        assertThrows(IllegalArgumentException.class, () -> Quantity.picoseconds(text, 1));
+        assertThrows(IllegalArgumentException.class, () -> Quantity.bitsPerSecond(text));
+        assertThrows(IllegalArgumentException.class, () -> Quantity.bytes(text));
+    }
+
+    @Test
+    void aZeroWithAHugeExponentIsZero() {
+        assertEquals(0, Quantity.picoseconds("0e999999999s", 1));
+        assertEquals(0, Quantity.bytes("0e-999999999"));
+    }
+
     @Test
     void aBarePrefixSizeSaysWhatToWrite() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Quantity.bytes("64k"));

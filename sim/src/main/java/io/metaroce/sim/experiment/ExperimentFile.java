@@ -198,7 +198,7 @@ public final class ExperimentFile {
         }
         for (String key : p.keySet()) {
             if (!PLOT_KEYS.contains(key)) {
-                throw new IllegalArgumentException(where + "." + key + " is not a plot setting ("
+                throw new SpecFields.SpecException(where + "." + key, "not a plot setting ("
                         + String.join(", ", PLOT_KEYS) + ")");
             }
         }
@@ -249,16 +249,12 @@ public final class ExperimentFile {
             Mark at = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
             String where = at == null ? file.toString() : file + ":" + (at.getLine() + 1) + ":" + (at.getColumn() + 1);
             String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
-            throw new SpecFields.SpecException(where, "YAML error: " + oneLine(problem));
+            throw new SpecFields.SpecException(where, "YAML error: " + problem);
         } catch (YAMLException e) {
-            throw new SpecFields.SpecException(file.toString(), "YAML error: " + oneLine(e.getMessage()));
+            throw new SpecFields.SpecException(file.toString(), "YAML error: " + e.getMessage());
         } catch (SpecFields.SpecException e) {
             throw new SpecFields.SpecException(file.toString(), e.getMessage());
         }
-    }
-
-    private static String oneLine(String s) {
-        return String.valueOf(s).replaceAll("\\s*\\R\\s*", " ").trim();
     }
 
     /** Parses experiment YAML text; {@code defaultName} is used when the file has no {@code name}. */

@@ -33,9 +33,28 @@ public final class SpecFields {
     public static final class SpecException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        /** An error about {@code key}. */
+        /** Longest message kept (a list of known names fits); a long value echoed from the file is cut. */
+        static final int MAX_MESSAGE = 2000;
+
+        /**
+         * An error about {@code key}. The message is made one line (a line break and the blanks around it become
+         * one space, any other control character a space) and cut to {@value #MAX_MESSAGE} characters.
+         */
         public SpecException(String key, String message) {
-            super(key + ": " + message);
+            super(oneLine(key + ": " + message));
+        }
+
+        private static String oneLine(String text) {
+            String s = text.replaceAll("\\s*\\R\\s*", " ");
+            StringBuilder b = new StringBuilder(Math.min(s.length(), MAX_MESSAGE + 3));
+            for (int i = 0; i < s.length() && b.length() < MAX_MESSAGE; i++) {
+                char c = s.charAt(i);
+                b.append(Character.isISOControl(c) || c == '\u2028' || c == '\u2029' ? ' ' : c);
+            }
+            if (b.length() < s.length()) {
+                b.append("...");
+            }
+            return b.toString();
         }
     }
 

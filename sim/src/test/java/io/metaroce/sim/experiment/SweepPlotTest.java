@@ -68,8 +68,8 @@ class SweepPlotTest {
 
     @Test
     void anUnknownPlotSettingIsNamed() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        SpecFields.SpecException e = assertThrows(SpecFields.SpecException.class,
                 () -> ExperimentFile.parse("t", BASE + "plot: {x: workload.kind, y: drops, bar: true}\n"));
-        assertTrue(e.getMessage().contains("plot.bar is not a plot setting"), e.getMessage());
+        assertTrue(e.getMessage().contains("plot.bar: not a plot setting"), e.getMessage());
     }
 }
