@@ -2,8 +2,10 @@
 # Cost of packet authentication (spec section 10): first AuthCost, CPU ns and bytes allocated per packet of the
 # engine pair on the thread's own CPU clock, modes interleaved (the figure to trust on a loaded machine); then
 # EngineBench's engine pair with auth=off, tag (AES-128-GCM tag, payload in clear) and encrypt (payload encrypted
-# too), in one JMH run, with the GC profiler (bytes allocated per packet), then AeadBench (AES-128-GCM vs ChaCha20-Poly1305 on the payload size alone). Prints packets/s, Gb/s of
-# payload, the ratio to auth=off and B/packet. JSON in bench/results/auth.json and auth-aead.json.
+# too), in one JMH run, with the GC profiler (bytes allocated per packet), then PacketAuthBench (PacketAuth alone:
+# one packet sealed and opened, native and heap buffers), then AeadBench (AES-128-GCM vs ChaCha20-Poly1305 on the
+# payload size alone). Prints packets/s, Gb/s of payload, the ratio to auth=off and B/packet. JSON in
+# bench/results/auth.json, auth-packet.json and auth-aead.json.
 #
 # Usage: bench/auth.sh [--payload 4096] [extra JMH args]      e.g. bench/auth.sh -wi 2 -i 3 -f 2
 set -euo pipefail
@@ -20,7 +22,8 @@ echo "== building bench/target/benchmarks.jar"
 mkdir -p bench/results
 json=bench/results/auth.json
 aead=bench/results/auth-aead.json
-rm -f "$json" "$aead"
+packet=bench/results/auth-packet.json
+rm -f "$json" "$aead" "$packet"
 defaults=(-wi 3 -w 2s -i 5 -r 2s -f 1)
 args=()
 for ((k = 0; k < ${#defaults[@]}; k += 2)); do
@@ -33,9 +36,12 @@ echo "== CPU time per packet on the thread's own clock, modes interleaved (AuthC
 echo "== EngineBench.engine with auth=off,tag,encrypt at $payload B (progress below is JMH's)"
 "$java_bin" -jar bench/target/benchmarks.jar 'EngineBench.engine$' -p payload="$payload" -p auth=off,tag,encrypt \
   -prof gc "${args[@]}" -rf json -rff "$json" "$@"
+echo "== PacketAuthBench (one packet sealed and opened per op, no engine)"
+"$java_bin" -jar bench/target/benchmarks.jar PacketAuthBench -p payload="$payload" -prof gc "${args[@]}" -rf json \
+  -rff "$packet" "$@"
 echo "== AeadBench (one packet's payload sealed per op)"
 "$java_bin" -jar bench/target/benchmarks.jar AeadBench -p payload="$payload" -prof gc "${args[@]}" -rf json -rff "$aead" "$@"
-python3 - "$json" "$aead" <<'PY'
+python3 - "$json" "$aead" "$packet" <<'PY'
 import json, re, sys
 def metric(run, name):
     for k, v in run.get("secondaryMetrics", {}).items():
@@ -57,6 +63,12 @@ for r in runs:
     alloc = metric(r, "gc.alloc.rate.norm")
     print(f"{p['auth']:>8} {pay:>7} {m['score']:>12,.0f} {m['scoreError']:>9,.0f} {m['score'] * pay * 8 / 1e9:>7.2f} "
           f"{ratio:>7.3f} {alloc if alloc is not None else float('nan'):>8.1f}")
+print("\n== PacketAuth alone, one op = one packet sealed and opened")
+for r in json.load(open(sys.argv[3])):
+    p, m = r["params"], r["primaryMetric"]
+    pay = int(p["payload"])
+    print(f"{p['auth']:>8} {p['memory']:>7} {pay:>6} B {m['score']:>12,.0f} op/s {m['score'] * pay * 8 / 1e9:>7.2f} Gb/s "
+          f"{metric(r, 'gc.alloc.rate.norm') or 0:>8.1f} B/op")
 print("\n== AEAD alone, one op = one packet's payload sealed (init + AAD + encrypt + tag)")
 for r in json.load(open(sys.argv[2])):
     p, m = r["params"], r["primaryMetric"]

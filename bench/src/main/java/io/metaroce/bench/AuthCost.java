@@ -30,6 +30,7 @@ public final class AuthCost {
             b.payload = payload;
             b.packetsPerMessage = 16;
             b.datagramBuffers = "split";
+            b.transmit = "copy"; // AUTH never gathers (PacketWriter.finish seals a copied packet)
             b.auth = modes[m];
             b.setup();
             benches[m] = b;

@@ -23,14 +23,17 @@ import javax.crypto.spec.SecretKeySpec;
  * <h2>Cost per packet</h2>
  * The two {@link Cipher} objects are made once per connection; each packet re-initialises one of them with its
  * nonce. The JDK's GCM refuses to encrypt twice with one key and nonce (its IV-reuse guard), so a {@code Cipher}
- * cannot stay initialised across packets: every packet needs {@code init} with a new {@link GCMParameterSpec},
- * and the provider builds its per-nonce state (GHASH and counter objects) on each {@code init}. The provider also
- * copies all additional data into a buffer before hashing it, which is why the payload-in-clear mode allocates
- * about a packet's length per packet and the encrypting mode (64 header bytes of additional data) much less.
- * Native segments are copied into a scratch array first: the provider's direct-buffer path copies through arrays
- * anyway, and its AVX-512 intrinsic works on arrays. The guard is kept, not worked around (a GCM of our own over
- * AES/ECB would avoid the allocations but is new crypto code): it is the provider's own check that a nonce is
- * never reused. Figures: {@code bench/auth.sh}.
+ * cannot stay initialised across packets, and the provider builds its per-nonce state (GHASH, counter and engine
+ * objects, about 0.9 KB) on every {@code init}. It also copies all additional data into a buffer before hashing
+ * it, which is why the payload-in-clear mode (the whole packet is additional data) allocates about a packet's
+ * length more per packet than the encrypting mode (64 header bytes of additional data). Our own code allocates
+ * nothing per packet: the nonce goes to the provider through one reused {@link NonceSpec} (the provider takes its
+ * own copy), native segments are copied into a scratch array (the provider's direct-buffer path copies through
+ * arrays it allocates, and its AVX-512 intrinsic works on arrays), and an encrypted payload is decrypted into a
+ * second scratch array and copied back (the provider skips its combined intrinsic for in-place decryption, and
+ * guards in-place decryption into a lower offset with a copy). The guard is kept, not worked around (a GCM of our
+ * own over AES/ECB would avoid the provider's allocations but is new crypto code): it is the provider's own check
+ * that a nonce is never reused. Figures: {@code bench/auth.sh} ({@code PacketAuthBench} with {@code -prof gc}).
  */
 public final class PacketAuth {
     /** Length of the GCM tag in bytes. */
@@ -61,9 +64,12 @@ public final class PacketAuth {
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final BaseHeader base = new BaseHeader();
-    private final byte[] nonce = new byte[NONCE_LENGTH];
+    /** The nonce of the packet being sealed or opened, handed to the provider without a spec per packet. */
+    private final NonceSpec spec = new NonceSpec();
     /** Where native segments are sealed and opened (grows only for a longer packet than any before). */
     private byte[] scratch = new byte[2048];
+    /** Where an encrypted payload is decrypted to before it is copied back (grows as {@link #scratch}). */
+    private byte[] plain = new byte[2048];
 
     /** An authenticator for a connection of {@code paths} paths with {@code keys}. */
     public PacketAuth(AuthKeys keys, int paths) {
@@ -111,7 +117,7 @@ public final class PacketAuth {
         byte[] a = array(out, length + TAG_LENGTH);
         int o = arrayOffset(out);
         try {
-            sealer.init(Cipher.ENCRYPT_MODE, txKey, new GCMParameterSpec(TAG_LENGTH * 8, nonce(path, seq)));
+            sealer.init(Cipher.ENCRYPT_MODE, txKey, spec.nonce(path, seq));
             if (encrypt) {
                 sealer.updateAAD(a, o, headers);
                 sealer.doFinal(a, o + headers, length - headers, a, o + headers); // in place, tag after it
@@ -148,10 +154,14 @@ public final class PacketAuth {
         byte[] a = array(seg, end + TAG_LENGTH);
         int o = arrayOffset(seg);
         try {
-            opener.init(Cipher.DECRYPT_MODE, rxKey, new GCMParameterSpec(TAG_LENGTH * 8, nonce(path, seq)));
+            opener.init(Cipher.DECRYPT_MODE, rxKey, spec.nonce(path, seq));
             if (encrypt) {
+                if (plain.length < end - headers) {
+                    plain = new byte[Math.max(end - headers, 2 * plain.length)]; // only a longer packet than before
+                }
                 opener.updateAAD(a, o, headers);
-                opener.doFinal(a, o + headers, end + TAG_LENGTH - headers, a, o + headers); // in place
+                // out of place: the provider's combined AES-GCM intrinsic is skipped for in-place decryption
+                opener.doFinal(a, o + headers, end + TAG_LENGTH - headers, plain, 0);
             } else {
                 opener.updateAAD(a, o, end);
                 opener.doFinal(a, o + end, TAG_LENGTH, a, o + end);
@@ -162,7 +172,7 @@ public final class PacketAuth {
             throw new IllegalStateException("AES-GCM open failed", e);
         }
         if (encrypt) {
-            copyBack(a, seg, headers, end);
+            MemorySegment.copy(plain, 0, seg, ValueLayout.JAVA_BYTE, headers, end - headers);
         }
         window.accept(path, seq);
         return OK;
@@ -201,15 +211,33 @@ public final class PacketAuth {
         }
     }
 
-    private byte[] nonce(int path, long seq) {
-        nonce[0] = (byte) (path >>> 24);
-        nonce[1] = (byte) (path >>> 16);
-        nonce[2] = (byte) (path >>> 8);
-        nonce[3] = (byte) path;
-        for (int i = 0; i < 8; i++) {
-            nonce[4 + i] = (byte) (seq >>> (56 - 8 * i));
+    /**
+     * A {@link GCMParameterSpec} whose nonce (AUTH-4: path id, then sequence number) is set per packet, so that a
+     * packet costs no spec object and no copy of its nonce in our code: the provider takes its own copy through
+     * {@link #getIV()} on each {@code init} (which it needs for its IV-reuse guard), and reads nothing else later.
+     */
+    private static final class NonceSpec extends GCMParameterSpec {
+        private final byte[] nonce = new byte[NONCE_LENGTH];
+
+        NonceSpec() {
+            super(TAG_LENGTH * 8, new byte[NONCE_LENGTH]);
         }
-        return nonce;
+
+        NonceSpec nonce(int path, long seq) {
+            nonce[0] = (byte) (path >>> 24);
+            nonce[1] = (byte) (path >>> 16);
+            nonce[2] = (byte) (path >>> 8);
+            nonce[3] = (byte) path;
+            for (int i = 0; i < 8; i++) {
+                nonce[4 + i] = (byte) (seq >>> (56 - 8 * i));
+            }
+            return this;
+        }
+
+        @Override
+        public byte[] getIV() {
+            return nonce.clone();
+        }
     }
 
     /** Name of an {@link #open} result. */
