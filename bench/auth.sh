@@ -63,16 +63,15 @@ for r in runs:
     alloc = metric(r, "gc.alloc.rate.norm")
     print(f"{p['auth']:>8} {pay:>7} {m['score']:>12,.0f} {m['scoreError']:>9,.0f} {m['score'] * pay * 8 / 1e9:>7.2f} "
           f"{ratio:>7.3f} {alloc if alloc is not None else float('nan'):>8.1f}")
-print("\n== PacketAuth alone, one op = one packet sealed and opened")
-for r in json.load(open(sys.argv[3])):
-    p, m = r["params"], r["primaryMetric"]
-    pay = int(p["payload"])
-    print(f"{p['auth']:>8} {p['memory']:>7} {pay:>6} B {m['score']:>12,.0f} op/s {m['score'] * pay * 8 / 1e9:>7.2f} Gb/s "
-          f"{metric(r, 'gc.alloc.rate.norm') or 0:>8.1f} B/op")
-print("\n== AEAD alone, one op = one packet's payload sealed (init + AAD + encrypt + tag)")
-for r in json.load(open(sys.argv[2])):
-    p, m = r["params"], r["primaryMetric"]
-    pay = int(p["payload"])
-    print(f"{p['algorithm']:>20} {pay:>6} B {m['score']:>12,.0f} op/s {m['score'] * pay * 8 / 1e9:>7.2f} Gb/s "
-          f"{metric(r, 'gc.alloc.rate.norm') or 0:>7.1f} B/op")
+def per_op(title, path, label):
+    print(title)
+    for r in json.load(open(path)):
+        p, m = r["params"], r["primaryMetric"]
+        pay = int(p["payload"])
+        print(f"{label(p):>20} {pay:>6} B {m['score']:>12,.0f} op/s {m['score'] * pay * 8 / 1e9:>7.2f} Gb/s "
+              f"{metric(r, 'gc.alloc.rate.norm') or 0:>8.1f} B/op")
+per_op("\n== PacketAuth alone, one op = one packet sealed and opened", sys.argv[3],
+       lambda p: f"{p['auth']} {p['memory']}")
+per_op("\n== AEAD alone, one op = one packet's payload sealed (init + AAD + encrypt + tag)", sys.argv[2],
+       lambda p: p["algorithm"])
 PY
