@@ -104,7 +104,7 @@ final class QpCore {
      */
     void advanceFloor(Path p, long nowNs) {
         while (p.floor != p.nextPsn) {
-            int i = p.floor & Path.MASK;
+            int i = p.slot(p.floor);
             byte st = p.recState[i];
             if (st == Path.INFLIGHT || st == Path.LOST_HELD && holdsLost(p, i, nowNs)) {
                 return;
@@ -245,6 +245,9 @@ final class QpCore {
         naks.clear();
         replies.clear();
         for (Path p : paths) {
+            if (p.shared != null && p.shared.prober == p) {
+                PathProber.handOver(p.shared); // PATH-17: another QP probes the route from now on
+            }
             p.clearRecords();
             p.floor = p.nextPsn;
             p.clearInflight();
