@@ -2,7 +2,7 @@
 # Cost of packet authentication (spec section 10): first AuthCost, CPU ns and bytes allocated per packet of the
 # engine pair on the thread's own CPU clock, modes interleaved (the figure to trust on a loaded machine); then
 # EngineBench's engine pair with auth=off, tag (AES-128-GCM tag, payload in clear) and encrypt (payload encrypted
-# too), in one JMH run, with the GC profiler (bytes allocated per packet), then PacketAuthBench (PacketAuth alone:
+# too; copy transmit, one ACK per data packet, as AuthCost), in one JMH run, with the GC profiler (bytes allocated per packet), then PacketAuthBench (PacketAuth alone:
 # one packet sealed and opened, native and heap buffers), then AeadBench (AES-128-GCM vs ChaCha20-Poly1305 on the
 # payload size alone). Prints packets/s, Gb/s of payload, the ratio to auth=off and B/packet. JSON in
 # bench/results/auth.json, auth-packet.json and auth-aead.json.
@@ -35,6 +35,7 @@ echo "== CPU time per packet on the thread's own clock, modes interleaved (AuthC
 "$java_bin" -cp bench/target/benchmarks.jar io.metaroce.bench.AuthCost "$payload" 7 200 | tee bench/results/auth-cpu.txt
 echo "== EngineBench.engine with auth=off,tag,encrypt at $payload B (progress below is JMH's)"
 "$java_bin" -jar bench/target/benchmarks.jar 'EngineBench.engine$' -p payload="$payload" -p auth=off,tag,encrypt \
+  -p transmit=copy -p ackBundle=false \
   -prof gc "${args[@]}" -rf json -rff "$json" "$@"
 echo "== PacketAuthBench (one packet sealed and opened per op, no engine)"
 "$java_bin" -jar bench/target/benchmarks.jar PacketAuthBench -p payload="$payload" -prof gc "${args[@]}" -rf json \
@@ -61,7 +62,7 @@ for r in runs:
     pay = int(p["payload"])
     ratio = m["score"] / off[p["payload"]] if p["payload"] in off else float("nan")
     alloc = metric(r, "gc.alloc.rate.norm")
-    print(f"{p['auth']:>8} {pay:>7} {m['score']:>12,.0f} {m['scoreError']:>9,.0f} {m['score'] * pay * 8 / 1e9:>7.2f} "
+    print(f"{p['auth']:>8} {pay:>7} {m['score']:>12,.0f} {float(m['scoreError']):>9,.0f} {m['score'] * pay * 8 / 1e9:>7.2f} "
           f"{ratio:>7.3f} {alloc if alloc is not None else float('nan'):>8.1f}")
 def per_op(title, path, label):
     print(title)

@@ -11,7 +11,7 @@ import java.util.Locale;
  * and encrypt (spec section 10), measured on the thread's own CPU clock so that other processes on a shared
  * machine do not count: rounds interleave the three modes (off, tag, encrypt, off, ...), and the min, median and
  * max of each are printed with the ratio of medians to "off". Both engines run on this thread, so a packet's
- * figure covers its seal at the sender and its open at the receiver (and the ACK's, one per 4 packets).
+ * figure covers its seal at the sender and its open at the receiver (and one ACK's: {@code ackBundle} is off here, so each data packet is acknowledged by its own sealed ACK).
  *
  * <pre>java -cp bench/target/benchmarks.jar io.metaroce.bench.AuthCost [payload] [rounds] [batches per round]</pre>
  */
