@@ -214,7 +214,7 @@ else
     || { pass=no; why="$why RSS grows (server $slope_srv, client $slope_cli MiB/min > $max_slope);"; }
 fi
 if [ "$heap_srv" = nan ]; then
-  pass=no; why="$why only $nheap live-heap samples after the ${warmup} s warm-up (jcmd failed?);"
+  pass=no; why="$why only $nheap live-heap samples after the ${warmup} s warm-up (jcmd failed: $out/jcmd.err);"
 else
   awk -v a="$heap_srv" -v b="$heap_cli" -v m="$max_heap_slope" 'BEGIN { exit !(a <= m && b <= m) }' \
     || { pass=no; why="$why live heap grows (server $heap_srv, client $heap_cli MiB/min > $max_heap_slope);"; }
