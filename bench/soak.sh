@@ -43,17 +43,17 @@ theil_sen() { # CSV
 # --self-test: the slope estimator on made-up RSS series (no root, a second): a warm-up step after --warmup must
 # pass, a ramp just over the limit must fail. Shows what a least-squares slope would have said of the same step.
 self_test() {
-  local d ok=yes got
+  local d ok=yes step ramp lsq
   d=$(mktemp -d)
   # 300 s, a sample every 10 s; RSS 370 MiB; (a) a 6 MiB step at 140 s (JIT, late warm-up), (b) a 1.2 MiB/min ramp
   awk 'BEGIN { print "t,a,b"; for (t = 10; t <= 300; t += 10) printf "%d,%d,%d\n", t,
     (370 + (t >= 140 ? 6 : 0)) * 1024, (370 + 1.2 * t / 60) * 1024 }' >"$d/s.csv"
   read -r step ramp _ <<<"$(theil_sen "$d/s.csv")"
-  ls=$(awk -F, -v w="$warmup" 'NR > 1 && $1 >= w { n++; x = $1 / 60; y = $2 / 1024; sx += x; sy += y; sxx += x * x; sxy += x * y }
+  lsq=$(awk -F, -v w="$warmup" 'NR > 1 && $1 >= w { n++; x = $1 / 60; y = $2 / 1024; sx += x; sy += y; sxx += x * x; sxy += x * y }
     END { printf "%.2f", (n * sxy - sx * sy) / (n * sxx - sx * sx) }' "$d/s.csv")
   rm -rf "$d"
   echo "soak self-test (warm-up ${warmup} s, limit ${max_slope} MiB/min):"
-  echo "  6 MiB step at 140 s: Theil-Sen $step MiB/min (least squares would say $ls)"
+  echo "  6 MiB step at 140 s: Theil-Sen $step MiB/min (least squares would say $lsq)"
   echo "  1.2 MiB/min ramp:    Theil-Sen $ramp MiB/min"
   awk -v a="$step" -v m="$max_slope" 'BEGIN { exit !(a <= m) }' || { ok=no; echo "  FAIL: the step would fail the soak"; }
   awk -v b="$ramp" -v m="$max_slope" 'BEGIN { exit !(b > m) }' || { ok=no; echo "  FAIL: the ramp would pass the soak"; }
