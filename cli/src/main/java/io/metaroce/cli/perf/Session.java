@@ -46,10 +46,6 @@ final class Session implements AutoCloseable {
     private static final long LINGER_NS = 20_000_000;
     /** How long the server waits for its "bye" to be acknowledged before it closes anyway. */
     private static final long BYE_WAIT_NS = 2_000_000_000L;
-    /** How long a side waits for the answer to its CM_DREQ (the CM gives up after about 1.3 s of retries). */
-    private static final long DISCONNECT_WAIT_MS = 3_000;
-    /** QPs named one by one when their peer does not answer the CM_DREQ; the rest are counted. */
-    private static final int WARNED_QPS = 5;
 
     final TestKind kind;
     final PerfOptions o;
@@ -409,34 +405,7 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
-        disconnectOpen();
-    }
-
-    /**
-     * Closes every connection the peer has not closed in order (CM_DREQ, CM-10), all at once: the DREQs leave
-     * together and one wait covers their answers (thousands of QPs closed one by one, each waiting out a peer
-     * that is gone, took minutes). Warns about QPs whose peer did not answer.
-     */
-    private void disconnectOpen() {
-        List<DeviceQp> open = new ArrayList<>();
-        for (Endpoint ep : eps) {
-            if (ep.qp.state() != QpState.ERROR) { // ERROR: the peer closed it already
-                open.add(ep.qp);
-            }
-        }
-        if (open.isEmpty()) {
-            return;
-        }
-        List<DeviceQp> unanswered = device.disconnectAll(open, DISCONNECT_WAIT_MS);
-        for (int i = 0; i < unanswered.size() && i < WARNED_QPS; i++) {
-            err.println("perf " + kind.id() + ": warning: QP " + hex(unanswered.get(i).qpn()) + ": the peer did not "
-                    + "answer the CM_DREQ");
-        }
-        if (unanswered.size() > WARNED_QPS) {
-            err.println("perf " + kind.id() + ": warning: and " + (unanswered.size() - WARNED_QPS) + " more QPs of "
-                    + open.size() + " whose peer did not answer the CM_DREQ");
-        }
-        err.flush();
+        Teardown.closeOpen(device, eps, err, kind.id());
     }
 
     /** Server: waits for "done" on every QP, answers "bye" and waits (bounded) for the bye to be acknowledged. */
@@ -461,7 +430,7 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
-        disconnectOpen();
+        Teardown.closeOpen(device, eps, err, kind.id());
     }
 
     /** The connection manager's counters ({@code CmCounter} names). */
