@@ -79,7 +79,7 @@ final class LossRecovery {
         if (p.anyAcked) {
             for (int psn = p.floor; p.highestAcked - psn >= c.cfg.reorderThreshold
                     || c.cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
-                int i = psn & Path.MASK;
+                int i = p.slot(psn);
                 if (p.recState[i] == Path.INFLIGHT) {
                     c.declareLost(p, i, nowNs, 0, false);
                     p.sackGaps++;
@@ -119,7 +119,7 @@ final class LossRecovery {
         boolean ackedAny = false; // some packet acknowledged whose send time REL-14 may use
         long pathNewestSentNs = Long.MIN_VALUE; // PATH-16: the newest send time acknowledged on this path
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
-            int i = psn & Path.MASK;
+            int i = p.slot(psn);
             byte st = p.recState[i];
             if (st != Path.INFLIGHT && st != Path.LOST && st != Path.LOST_HELD) {
                 continue;
@@ -179,7 +179,7 @@ final class LossRecovery {
         p.tlpCheck = false;
         boolean lost = false;
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
-            int i = psn & Path.MASK;
+            int i = p.slot(psn);
             if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - p.tlpAtNs < 0) {
                 c.declareLost(p, i, nowNs, 0, false);
                 c.count(Counter.TAIL_LOSSES);
@@ -198,7 +198,7 @@ final class LossRecovery {
         base.wrap(seg, 0);
         nak.wrap(seg, BaseHeader.LENGTH);
         int psn = nak.nakPsn();
-        int i = psn & Path.MASK;
+        int i = p.slot(psn);
         if (base.payloadLength() != 0 || psn - p.floor < 0 || psn - p.nextPsn >= 0
                 || p.recState[i] != Path.INFLIGHT) {
             c.count(Counter.DROP_STALE_NAK);
@@ -262,7 +262,7 @@ final class LossRecovery {
     /** Send time of the oldest packet in flight on {@code p} ({@code Long.MAX_VALUE} when none). */
     private static long oldestInflightSentNs(Path p) {
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
-            int i = psn & Path.MASK;
+            int i = p.slot(psn);
             if (p.recState[i] == Path.INFLIGHT) {
                 return p.recSentNs[i];
             }
@@ -284,7 +284,7 @@ final class LossRecovery {
             p.stateBeforeRto = p.state;
         }
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
-            int i = psn & Path.MASK;
+            int i = p.slot(psn);
             if (p.recState[i] == Path.INFLIGHT) {
                 c.declareLost(p, i, nowNs, 0, true);
             }

@@ -11,6 +11,8 @@ public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */
     static final int WINDOW = 256;
     static final int MASK = WINDOW - 1;
+    /** In-flight records a sending path starts with (see {@link #ensureRecords}). */
+    static final int MIN_RECORDS = 16;
     static final byte FREE = 0;
     static final byte INFLIGHT = 1;
     static final byte ACKED = 2;
@@ -25,8 +27,9 @@ public final class Path {
     // ---- sender side ----
     int nextPsn;
     int floor;
-    // in-flight records for PSNs in [floor, nextPsn), made by ensureRecords() before the first send (a path
-    // that only receives, like every path of a WRITE's responder, never needs their ~8.7 KB)
+    // in-flight records for PSNs in [floor, nextPsn) at slot(psn), made by ensureRecords() before each send: none
+    // on a path that only receives (every path of a WRITE's responder), MIN_RECORDS at first, doubled up to WINDOW
+    // (~7.5 KB) as the path's flight grows
     byte[] recState;
     byte[] recQueue;
     long[] recSerial;
@@ -34,6 +37,7 @@ public final class Path {
     int[] recBytes;
     int[] recAttempt;
     long[] recSentNs;
+    int recMask;
     long inflightBytes;
     int inflightPackets;
     /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
@@ -104,16 +108,64 @@ public final class Path {
         shared = load.path(id);
     }
 
-    /** Allocates the in-flight records on first use; call before recording a send. */
+    /**
+     * Makes room for a record at {@code nextPsn}: allocates {@link #MIN_RECORDS} on first use and doubles the
+     * table (up to the {@link #WINDOW} PSNs a path may have in flight) when {@code [floor, nextPsn]} would not fit.
+     * A path that keeps a few packets in flight per round trip never pays for 256 records.
+     */
     void ensureRecords() {
         if (recState == null) {
-            recState = new byte[WINDOW];
-            recQueue = new byte[WINDOW];
-            recSerial = new long[WINDOW];
-            recSeg = new int[WINDOW];
-            recBytes = new int[WINDOW];
-            recAttempt = new int[WINDOW];
-            recSentNs = new long[WINDOW];
+            allocateRecords(MIN_RECORDS);
+        } else if (nextPsn - floor > recMask) {
+            growRecords();
+        }
+    }
+
+    /** The slot of {@code psn}'s in-flight record (valid for PSNs in {@code [floor, nextPsn)}). */
+    int slot(int psn) {
+        return psn & recMask;
+    }
+
+    /** Slots allocated for in-flight records (0 before the first send). */
+    int recordCapacity() {
+        return recState == null ? 0 : recMask + 1;
+    }
+
+    private void allocateRecords(int n) {
+        recState = new byte[n];
+        recQueue = new byte[n];
+        recSerial = new long[n];
+        recSeg = new int[n];
+        recBytes = new int[n];
+        recAttempt = new int[n];
+        recSentNs = new long[n];
+        recMask = n - 1;
+    }
+
+    private void growRecords() {
+        if (recMask + 1 >= WINDOW) {
+            throw new IllegalStateException("path " + id + ": " + (nextPsn - floor) + " PSNs in flight, window "
+                    + WINDOW);
+        }
+        byte[] state = recState;
+        byte[] queue = recQueue;
+        long[] serial = recSerial;
+        int[] seg = recSeg;
+        int[] bytes = recBytes;
+        int[] attempt = recAttempt;
+        long[] sentNs = recSentNs;
+        int oldMask = recMask;
+        allocateRecords(2 * (oldMask + 1));
+        for (int psn = floor; psn != nextPsn; psn++) {
+            int from = psn & oldMask;
+            int to = psn & recMask;
+            recState[to] = state[from];
+            recQueue[to] = queue[from];
+            recSerial[to] = serial[from];
+            recSeg[to] = seg[from];
+            recBytes[to] = bytes[from];
+            recAttempt[to] = attempt[from];
+            recSentNs[to] = sentNs[from];
         }
     }
 

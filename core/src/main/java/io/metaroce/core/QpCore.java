@@ -104,7 +104,7 @@ final class QpCore {
      */
     void advanceFloor(Path p, long nowNs) {
         while (p.floor != p.nextPsn) {
-            int i = p.floor & Path.MASK;
+            int i = p.slot(p.floor);
             byte st = p.recState[i];
             if (st == Path.INFLIGHT || st == Path.LOST_HELD && holdsLost(p, i, nowNs)) {
                 return;

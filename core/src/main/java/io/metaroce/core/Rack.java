@@ -89,7 +89,7 @@ final class Rack {
             long overdue = nowNs - wait;
             boolean lost = false;
             for (int psn = q.floor; psn != q.nextPsn; psn++) {
-                int i = psn & Path.MASK;
+                int i = q.slot(psn);
                 if (q.recState[i] != Path.INFLIGHT) {
                     continue; // (a lost record's time is its declaration's, not its send's: REL-15)
                 }

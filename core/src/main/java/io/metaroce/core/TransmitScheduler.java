@@ -177,7 +177,7 @@ final class TransmitScheduler {
             return 0;
         }
         for (int psn = p.nextPsn - 1; psn - p.floor >= 0; psn--) {
-            int i = psn & Path.MASK;
+            int i = p.slot(psn);
             if (p.recState[i] != Path.INFLIGHT) {
                 continue;
             }
@@ -207,8 +207,8 @@ final class TransmitScheduler {
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
     private void record(long nowNs, Path p, int q, SendWqe w, int seg, int attempt, int len) {
-        int i = p.nextPsn & Path.MASK;
         p.ensureRecords();
+        int i = p.slot(p.nextPsn);
         p.recState[i] = Path.INFLIGHT;
         p.recQueue[i] = (byte) q;
         p.recSerial[i] = w.serial;
