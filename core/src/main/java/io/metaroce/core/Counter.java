@@ -35,6 +35,10 @@ public enum Counter {
     /** CE-marked data packets received. */
     ECN_CE_RECEIVED,
     PATH_FAILOVERS, PATH_READMISSIONS,
+    /** Paths that failed on a route another QP already probes, and waited for its verdict without probing (PATH-17). */
+    ROUTE_PROBE_WAITS,
+    /** Paths re-admitted because another QP's probes re-admitted their route (PATH-17; also in PATH_READMISSIONS). */
+    ROUTE_READMISSIONS,
     /** Data segments whose payload was placed more than once (never; kept to prove it). */
     DUPLICATE_PLACEMENTS,
     /** Accepted data packets whose segment was already placed or whose message already retired. */

@@ -64,6 +64,11 @@ public final class EngineConfig {
     public long maxProbesPerSecond = 50_000;
     /** Consecutive probe replies that re-admit a failed path. */
     public int readmitAfterProbes = 2;
+    /**
+     * PATH-17: a failed route (a path id to one peer) is probed by one of the QPs whose path on it failed; its
+     * re-admission re-admits the others. Off: every QP probes its own failed paths (probes grow with the QPs).
+     */
+    public boolean routeProbing = true;
     /** Times one segment may be resent before its work request fails with RETRY_EXC_ERR. */
     public int retryLimit = 32;
     public int rnrRetryLimit = 7;
@@ -134,6 +139,7 @@ public final class EngineConfig {
     public EngineConfig failAfterTimeouts(int v) { failAfterTimeouts = v; return this; }
     public EngineConfig probeIntervalNs(long v) { probeIntervalNs = v; return this; }
     public EngineConfig readmitAfterProbes(int v) { readmitAfterProbes = v; return this; }
+    public EngineConfig routeProbing(boolean v) { routeProbing = v; return this; }
     public EngineConfig maxProbesPerSecond(long v) { maxProbesPerSecond = v; return this; }
     public EngineConfig retryLimit(int v) { retryLimit = v; return this; }
     public EngineConfig rnrRetryLimit(int v) { rnrRetryLimit = v; return this; }
@@ -169,7 +175,7 @@ public final class EngineConfig {
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
-        c.readmitAfterProbes = readmitAfterProbes;
+        c.readmitAfterProbes = readmitAfterProbes; c.routeProbing = routeProbing;
         c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
         c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;

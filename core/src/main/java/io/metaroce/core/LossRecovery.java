@@ -254,6 +254,9 @@ final class LossRecovery {
             p.probeDue = false;
             p.probeSuccesses = 0;
             c.allFailedSinceNs = Engine.NO_DEADLINE;
+            if (p.shared.prober == p) {
+                PathProber.routeAnswered(p.shared); // PATH-17: the route delivered all along
+            }
         }
         p.spuriousTimeouts++;
         c.count(Counter.SPURIOUS_TIMEOUTS);

@@ -44,6 +44,10 @@ public final class Path {
     SharedPath shared;
     /** The peer's routes and waiting QPs (null before RTR). */
     PeerLoad peer;
+    /** The prober of the QP this path belongs to (PATH-17: another QP's probes may re-admit this path through it). */
+    PathProber owner;
+    /** PATH-17: in its route's list of failed paths waiting for the route's verdict. */
+    boolean waitingOnRoute;
     int highestAcked;
     boolean anyAcked;
     long srttNs;

@@ -6,9 +6,10 @@ import io.metaroce.core.wire.ProbeHeader;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Path health of one QP (PATH-2..PATH-13, RTO-6): fails a path, probes failed paths until they answer, re-admits
- * them (PATH-6), answers the peer's probes, and picks the next probe to send within the engine-wide probe budget
- * (PATH-13).
+ * Path health of one QP (PATH-2..PATH-13, PATH-17, RTO-6): fails a path, probes failed paths until they answer,
+ * re-admits them (PATH-6), answers the peer's probes, and picks the next probe to send within the engine-wide probe
+ * budget (PATH-13). A route (PATH-15) that fails for several QPs is probed by one of them; its re-admission
+ * re-admits the others (PATH-17).
  */
 final class PathProber {
     private final QpCore c;
@@ -21,6 +22,9 @@ final class PathProber {
 
     PathProber(QpCore c) {
         this.c = c;
+        for (Path p : c.paths) {
+            p.owner = this;
+        }
     }
 
     void reset() {
@@ -49,7 +53,15 @@ final class PathProber {
         p.failedSinceNs = nowNs;
         c.count(Counter.PATH_FAILOVERS);
         p.probeSuccesses = 0;
-        awaitProbe(p);
+        SharedPath route = p.shared;
+        if (c.cfg.routeProbing && route != null && leads(route.prober) && route.prober != p) {
+            follow(route, p, nowNs); // PATH-17: the route is probed already; wait for its verdict
+        } else {
+            if (route != null && c.cfg.routeProbing) {
+                route.prober = p;
+            }
+            awaitProbe(p);
+        }
         if (c.allPathsFailed() && c.allFailedSinceNs == Engine.NO_DEADLINE) {
             c.allFailedSinceNs = nowNs;
         }
@@ -66,6 +78,16 @@ final class PathProber {
 
     /** The path's probe went unanswered: probe again; a PROBING path whose probe went unanswered fails again. */
     void onProbeTimer(Path p, long nowNs) {
+        SharedPath route = p.shared;
+        if (p.waitingOnRoute && route.prober != p) {
+            // PATH-17: a waiting path's check that its route still has a live prober (a safety net: a prober that
+            // stops hands the route over at once)
+            if (leads(route.prober)) {
+                p.probeDeadlineNs = nowNs + followerCheckNs();
+                return;
+            }
+            route.prober = p;
+        }
         awaitProbe(p);
         if (p.state == PathState.PROBING) {
             p.state = PathState.FAILED;
@@ -130,9 +152,95 @@ final class PathProber {
             p.probeDue = false;
             p.cc().onStart();
             c.allFailedSinceNs = Engine.NO_DEADLINE;
+            routeAnswered(p.shared);
         } else {
             awaitProbe(p); // the next probe goes at once
         }
+    }
+
+    // ---------------- PATH-17: one prober per failed route ----------------
+
+    /** Whether {@code p} is a failed path of a running QP, probing its route (so others may wait for it). */
+    private static boolean leads(Path p) {
+        return p != null && (p.state == PathState.FAILED || p.state == PathState.PROBING) && p.owner.c.running();
+    }
+
+    /** How often a waiting path checks that its route's prober is still there: a quarter of connectionTimeout. */
+    private long followerCheckNs() {
+        return Math.max(c.cfg.probeIntervalNs, c.cfg.connectionTimeoutNs / 4);
+    }
+
+    /** PATH-17: {@code p} failed on a route another QP probes; it sends no probe and waits for the route's verdict. */
+    private void follow(SharedPath route, Path p, long nowNs) {
+        if (!p.waitingOnRoute) {
+            if (route.waiting == null) {
+                route.waiting = new java.util.ArrayDeque<>();
+            }
+            route.waiting.add(p);
+            p.waitingOnRoute = true;
+        }
+        p.probeDue = false;
+        p.probeDeadlineNs = nowNs + followerCheckNs();
+        c.count(Counter.ROUTE_PROBE_WAITS);
+    }
+
+    /**
+     * PATH-17: the route answered (its prober was re-admitted, or proved to have delivered all along): every path
+     * of another QP waiting on it is re-admitted as its own would have been, and its QP is woken to send on it.
+     */
+    static void routeAnswered(SharedPath route) {
+        if (route == null || route.prober == null && route.waiting == null) {
+            return;
+        }
+        route.prober = null;
+        Path f;
+        while (route.waiting != null && (f = route.waiting.poll()) != null) {
+            f.waitingOnRoute = false;
+            if (f.shared == route && f.state == PathState.FAILED && f.owner.c.running()) {
+                f.owner.readmitByRoute(f);
+            }
+        }
+    }
+
+    /** PATH-17: the route's prober stops (its QP left RTS): the oldest path still waiting takes the probing over. */
+    static void handOver(SharedPath route) {
+        route.prober = null;
+        Path f;
+        while (route.waiting != null && (f = route.waiting.poll()) != null) {
+            f.waitingOnRoute = false;
+            if (f.shared == route && f.state == PathState.FAILED && f.owner.c.running()) {
+                route.prober = f;
+                f.owner.takeOver(f);
+                return;
+            }
+        }
+    }
+
+    /** PATH-6 reached through the route's prober (PATH-17): {@code p} is ACTIVE with the route's restarted window. */
+    private void readmitByRoute(Path p) {
+        p.state = PathState.ACTIVE;
+        p.readmissions++;
+        c.count(Counter.PATH_READMISSIONS);
+        c.count(Counter.ROUTE_READMISSIONS);
+        p.probeSuccesses = 0;
+        p.backoff = 0;
+        p.consecutiveTimeouts = 0;
+        p.probeDeadlineNs = Engine.NO_DEADLINE;
+        p.probeDue = false;
+        c.allFailedSinceNs = Engine.NO_DEADLINE;
+        wake();
+    }
+
+    /** PATH-17: {@code p} becomes its route's prober: its probe is due at once. */
+    private void takeOver(Path p) {
+        awaitProbe(p);
+        wake();
+    }
+
+    /** This QP's state changed from outside its own event: the engine recomputes its deadline and polls it. */
+    private void wake() {
+        c.engine.reschedule(c.face);
+        c.engine.markReady(c.face);
     }
 
     /** The path whose probe goes next, having taken a probe token for it; null when none may go now. */

@@ -245,6 +245,9 @@ final class QpCore {
         naks.clear();
         replies.clear();
         for (Path p : paths) {
+            if (p.shared != null && p.shared.prober == p) {
+                PathProber.handOver(p.shared); // PATH-17: another QP probes the route from now on
+            }
             p.clearRecords();
             p.floor = p.nextPsn;
             p.clearInflight();

@@ -1,11 +1,14 @@
 package io.metaroce.core;
 
+import java.util.ArrayDeque;
+
 /**
  * PATH-15: one path id between this engine and one peer, as every QP between them uses it: the same source port and
  * plane, so the same route through the fabric. It holds what belongs to the route rather than to a connection: the
  * congestion controller (CC-*) and its window, the RTT and ECN signals it reacts to, the bytes in flight from all
  * the QPs, and the pacing clock (CC-5). What belongs to a connection (its PSN space, SACK, in-flight records,
- * retransmission timer and path health) stays in each QP's {@link Path}.
+ * retransmission timer and path health) stays in each QP's {@link Path}; only the probing of a failed route is done
+ * once for all of them (PATH-17).
  */
 public final class SharedPath {
     private final int id;
@@ -23,6 +26,10 @@ public final class SharedPath {
     int inflightPackets;
     /** When the route may take its next data packet (CC-5, CC-10). */
     long nextSendNs;
+    /** PATH-17: the failed path, of one QP, whose probes speak for the route while it is down (null: none). */
+    Path prober;
+    /** PATH-17: failed paths of the other QPs, waiting for the route's verdict instead of probing (made on first use). */
+    ArrayDeque<Path> waiting;
 
     SharedPath(int id, EngineConfig cfg) {
         this.id = id;

@@ -259,7 +259,13 @@ public final class ExperimentFile {
 
     /** Parses experiment YAML text; {@code defaultName} is used when the file has no {@code name}. */
     public static ExperimentFile parse(String defaultName, String yaml) {
-        Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        Object root;
+        try {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        } catch (NumberFormatException e) {
+            // SnakeYAML's integer constructor throws this for some out-of-range integers instead of a YAMLException
+            throw new SpecFields.SpecException(defaultName, "YAML error: a number out of range: " + e.getMessage());
+        }
         if (!(root instanceof Map<?, ?> m)) {
             throw new SpecFields.SpecException(defaultName, "an experiment file is a map of fields");
         }
