@@ -335,10 +335,12 @@ public final class Path {
      * the probe off while a path kept sending: 0.796 instead of 0.887 of lossless in the harness at 10% loss.)
      */
     long tailProbeAtNs(long ackDelayNs, boolean tailCopy) {
-        if (tlpSent || srttNs == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
+        long srtt = knownSrttNs();
+        long rttvar = knownRttvarNs();
+        if (tlpSent || srtt == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
             return Engine.NO_DEADLINE;
         }
-        long delay = tailCopy && lastTxAckReq ? srttNs + Math.max(4 * rttvarNs, srttNs / 4) : 2 * srttNs + ackDelayNs;
+        long delay = tailCopy && lastTxAckReq ? srtt + Math.max(4 * rttvar, srtt / 4) : 2 * srtt + ackDelayNs;
         return lastProgressNs + delay;
     }
 
@@ -354,7 +356,32 @@ public final class Path {
     /** RTO-2: the larger of this QP's estimate and the route's, at most {@code maxRtoNs}. */
     private long baseRtoNs(long maxRtoNs) {
         long route = shared == null ? 0 : Math.min(maxRtoNs, shared.rtoEstimateNs());
+        if (srttNs == 0 && shared != null) {
+            // RTO-2: no sample of its own yet: the route's estimate, or the peer's over all its routes, not
+            // initialRto (a path the scheduler has barely used would otherwise wait initialRto, and after an undone
+            // timeout twice that, for its lost tail while the RTT to the peer is known)
+            long known = route > 0 ? route : Math.min(maxRtoNs, shared.peerLoad.rtoEstimateNs());
+            if (known > 0) {
+                return Math.max(known, shared.minRtoNs);
+            }
+        }
         return Math.max(rtoNs, route);
+    }
+
+    /** The smoothed RTT this path goes by: its own, or before its first sample its route's or its peer's (RTO-2). */
+    private long knownSrttNs() {
+        if (srttNs != 0 || shared == null) {
+            return srttNs;
+        }
+        return shared.srttNs != 0 ? shared.srttNs : shared.peerLoad.srttNs;
+    }
+
+    /** The RTT variation that goes with {@link #knownSrttNs()}. */
+    private long knownRttvarNs() {
+        if (srttNs != 0 || shared == null) {
+            return rttvarNs;
+        }
+        return shared.srttNs != 0 ? shared.rttvarNs : shared.peerLoad.rttvarNs;
     }
 
     void onRttSample(long sampleNs, long minRtoNs, long maxRtoNs) {
@@ -364,14 +391,8 @@ public final class Path {
         if (minRttNs == 0 || sampleNs < minRttNs) {
             minRttNs = sampleNs;
         }
-        if (srttNs == 0) {
-            srttNs = sampleNs;
-            rttvarNs = sampleNs / 2;
-        } else {
-            long err = Math.abs(srttNs - sampleNs);
-            rttvarNs += (err - rttvarNs) / 4;
-            srttNs += (sampleNs - srttNs) / 8;
-        }
+        rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
+        srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
         rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
         if (shared != null) {
             shared.onRttSample(sampleNs);

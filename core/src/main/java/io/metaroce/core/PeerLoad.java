@@ -16,13 +16,27 @@ final class PeerLoad {
     private final ArrayDeque<QueuePair> waiters = new ArrayDeque<>();
     /** Data packets in flight to this peer, over every path and QP. */
     private int inflightPackets;
+    /** RTO-2: the RTT estimate over every route to this peer (0: no sample yet), in ns. */
+    long srttNs;
+    long rttvarNs;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
         this.paths = new SharedPath[cfg.paths];
         for (int i = 0; i < paths.length; i++) {
-            paths[i] = new SharedPath(i, cfg);
+            paths[i] = new SharedPath(i, cfg, this);
         }
+    }
+
+    /** A sample taken on any route to this peer. */
+    void onRttSample(long sampleNs) {
+        rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
+        srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
+    }
+
+    /** RTO-2: {@code srtt + 4 rttvar} over every route to this peer, in ns (0 before the first sample). */
+    long rtoEstimateNs() {
+        return srttNs == 0 ? 0 : srttNs + 4 * rttvarNs;
     }
 
     SharedPath path(int id) {

@@ -31,8 +31,16 @@ public final class SharedPath {
     /** PATH-17: failed paths of the other QPs, waiting for the route's verdict instead of probing (made on first use). */
     ArrayDeque<Path> waiting;
 
-    SharedPath(int id, EngineConfig cfg) {
+    /** The engine's minRto: the floor of a timeout taken from the route's estimate (RTO-2). */
+    final long minRtoNs;
+
+    /** Every route to the same peer (RTO-2: their joint estimate stands in for a route without samples). */
+    final PeerLoad peerLoad;
+
+    SharedPath(int id, EngineConfig cfg, PeerLoad peerLoad) {
         this.id = id;
+        this.minRtoNs = cfg.minRtoNs;
+        this.peerLoad = peerLoad;
         this.cc = cfg.congestionControl.create(this, cfg);
     }
 
@@ -90,12 +98,10 @@ public final class SharedPath {
         if (minRttNs == 0 || sampleNs < minRttNs) {
             minRttNs = sampleNs;
         }
-        if (srttNs == 0) {
-            srttNs = sampleNs;
-            rttvarNs = sampleNs / 2;
-        } else {
-            rttvarNs += (Math.abs(srttNs - sampleNs) - rttvarNs) / 4;
-            srttNs += (sampleNs - srttNs) / 8;
+        rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
+        srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
+        if (peerLoad != null) {
+            peerLoad.onRttSample(sampleNs);
         }
     }
 

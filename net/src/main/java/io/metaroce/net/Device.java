@@ -347,15 +347,39 @@ public final class Device implements AutoCloseable {
      * {@code timeoutMs}; returns whether the peer answered. A QP without an open connection returns false at once.
      */
     public boolean disconnect(DeviceQp qp, long timeoutMs) {
-        CompletableFuture<Boolean> f = new CompletableFuture<>();
-        if (!submit(() -> cm.disconnect(qp, f))) {
-            return false;
+        return disconnectAll(List.of(qp), timeoutMs).isEmpty();
+    }
+
+    /**
+     * Closes many connections in order (CM-10) at once: one agent command sends every CM_DREQ, and the answers
+     * are awaited together, {@code timeoutMs} in all (not per QP, so closing thousands of QPs whose peer is gone
+     * takes one wait, not one each). Returns the QPs whose peer did not answer in time, in the given order
+     * (empty when all did); a QP without an open connection is among them.
+     */
+    public List<DeviceQp> disconnectAll(List<DeviceQp> qps, long timeoutMs) {
+        List<CompletableFuture<Boolean>> answers = new ArrayList<>(qps.size());
+        for (int i = 0; i < qps.size(); i++) {
+            answers.add(new CompletableFuture<>());
+        }
+        if (!submit(() -> {
+            for (int i = 0; i < qps.size(); i++) {
+                cm.disconnect(qps.get(i), answers.get(i));
+            }
+        })) {
+            return List.copyOf(qps);
         }
         try {
-            return await(f, timeoutMs);
+            await(CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)), timeoutMs);
         } catch (IllegalStateException e) {
-            return false;
+            // not all answered in time: they are listed below
         }
+        List<DeviceQp> unanswered = new ArrayList<>();
+        for (int i = 0; i < qps.size(); i++) {
+            if (!answers.get(i).getNow(false)) {
+                unanswered.add(qps.get(i));
+            }
+        }
+        return unanswered;
     }
 
     /** The connection manager's counters by name ({@code io.metaroce.net.cm.CmCounter}), taken on the agent. */

@@ -6,9 +6,6 @@ import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcOpcode;
 import io.metaroce.core.WcStatus;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
  * An application's handle on a queue pair of a {@link Device}: posts are validated here, on the caller's
  * thread, written into the QP's own ring of work-request slots and announced to the device's agent with a
@@ -18,15 +15,6 @@ import java.lang.invoke.VarHandle;
  * its lock); different QPs may be posted to from different threads.
  */
 public final class DeviceQp {
-    private static final VarHandle RUNG;
-    static {
-        try {
-            RUNG = MethodHandles.lookup().findVarHandle(DeviceQp.class, "rung", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     final Device device;
     final QueuePair qp;
     final DeviceCq sendCq;
@@ -34,8 +22,7 @@ public final class DeviceQp {
     private final int sqDepth;
     private final int qpn;
     private final WorkRing ring;
-    /** 1 while this QP waits in the device's doorbell queue. */
-    @SuppressWarnings("unused") private volatile int rung;
+    private final WorkRing.Poster refusals = this::refused;
     private long posted;
     volatile long retired;
     /** Agent thread: posts the engine refused (already reported as completions). */
@@ -97,15 +84,14 @@ public final class DeviceQp {
 
     /** Tells the agent this QP's ring has work, unless it was told already and has not taken it yet. */
     private void ringDoorbell() {
-        if ((int) RUNG.getAcquire(this) == 0 && RUNG.compareAndSet(this, 0, 1)) {
+        if (ring.announce()) {
             device.doorbell(this);
         }
     }
 
     /** Agent thread: takes every work request posted so far into the engine; returns how many. */
     int drain() {
-        RUNG.setRelease(this, 0); // first: a post after this rings again
-        return ring.drain(qp, this::refused);
+        return ring.drain(qp, refusals);
     }
 
     private void refused(byte op, long wrId, int rc) {

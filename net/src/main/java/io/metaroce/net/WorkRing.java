@@ -8,9 +8,17 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A queue pair's ring of work-request slots, from the one application thread that posts to the QP to the
- * device's agent thread: each post fills a slot of primitive fields (no object per post) and publishes it with a
- * release store; the agent takes every published slot and posts it to the engine's QP. Lock-free and
- * single-producer single-consumer.
+ * device's agent thread, and the ring's doorbell flag: each post fills a slot of primitive fields (no object per
+ * post) and publishes it; {@link #announce} tells the poster whether it must queue the ring for the agent (once
+ * until the agent's next {@link #drain}); the agent takes every published slot and posts it to the engine's QP.
+ * Lock-free and single-producer single-consumer.
+ *
+ * <p>The flag and the tail form a Dekker pair: the poster writes the tail, then reads the flag; the agent clears
+ * the flag, then reads the tail. At least one of them must see the other's write, or a post is left in the ring
+ * with no doorbell and nothing ever takes it (the perf ping-pong hang of issue 11: the ping waited in its ring
+ * forever, 0 bytes in flight). Release stores and acquire loads do not give that: a store followed by a load of
+ * another variable may be reordered (the JMM allows it, and x86's store buffer does it), so both could read the
+ * old values. These four accesses are therefore volatile (sequentially consistent), the rest stay plain.
  */
 final class WorkRing {
     static final byte WRITE = 1;
@@ -22,11 +30,13 @@ final class WorkRing {
 
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
+    private static final VarHandle RUNG;
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD = l.findVarHandle(WorkRing.class, "head", long.class);
             TAIL = l.findVarHandle(WorkRing.class, "tail", long.class);
+            RUNG = l.findVarHandle(WorkRing.class, "rung", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -50,6 +60,8 @@ final class WorkRing {
     private final int[] flags;
     @SuppressWarnings("unused") private volatile long head;
     @SuppressWarnings("unused") private volatile long tail;
+    /** 1 from a poster's {@link #announce} until the agent's next {@link #drain}. */
+    @SuppressWarnings("unused") private volatile int rung;
 
     /** A ring of at least {@code capacity} slots (rounded up to a power of two). */
     WorkRing(int capacity) {
@@ -70,7 +82,10 @@ final class WorkRing {
         return mask + 1;
     }
 
-    /** Producer: fills and publishes a slot; false when the ring is full. */
+    /**
+     * Producer: fills and publishes a slot (a volatile store of the tail, see the class comment); false when the
+     * ring is full.
+     */
     boolean offer(byte o, long id, MemoryRegion m, long off, int len, long va, int key, int immediate, int fl) {
         long t = (long) TAIL.getOpaque(this);
         if (t - (long) HEAD.getAcquire(this) > mask) {
@@ -86,14 +101,26 @@ final class WorkRing {
         rkey[i] = key;
         imm[i] = immediate;
         flags[i] = fl;
-        TAIL.setRelease(this, t + 1);
+        TAIL.setVolatile(this, t + 1);
         return true;
     }
 
-    /** Consumer: posts every published slot to {@code qp} in order; returns how many. */
+    /**
+     * Producer, after {@link #offer}: true when the caller must queue this ring for the agent, i.e. it was not
+     * announced since the agent's last {@link #drain} (a volatile read of the flag, after the tail's store).
+     */
+    boolean announce() {
+        return (int) RUNG.getVolatile(this) == 0 && RUNG.compareAndSet(this, 0, 1);
+    }
+
+    /**
+     * Consumer: clears the doorbell flag (a post from now on announces itself again), then posts every published
+     * slot to {@code qp} in order; returns how many.
+     */
     int drain(QueuePair qp, Poster poster) {
+        RUNG.setVolatile(this, 0); // first, and volatile: see the class comment
         long h = (long) HEAD.getOpaque(this);
-        long t = (long) TAIL.getAcquire(this);
+        long t = (long) TAIL.getVolatile(this);
         for (long k = h; k != t; k++) {
             int i = (int) (k & mask);
             MemoryRegion m = mr[i];

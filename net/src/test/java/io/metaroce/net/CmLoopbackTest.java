@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The device's connection manager over loopback UDP: an orderly close from either side (CM-10) moves both QPs to
- * ERROR and is answered; a second close is a no-op; a garbled CM datagram is counted, not answered.
+ * ERROR and is answered; a second close is a no-op; many close at once; a garbled CM datagram is counted, not
+ * answered.
  */
 class CmLoopbackTest {
     private static DeviceOptions options() throws Exception {
@@ -56,6 +57,55 @@ class CmLoopbackTest {
             assertEquals(2, ca.get("CM_ESTABLISHED"));
             assertEquals(2, ca.get("CM_DISCONNECTS"));
             assertEquals(2, cbm.get("CM_DISCONNECTS"));
+        }
+    }
+
+    /**
+     * Closing many QPs at once (issue 11: perf's teardown of 4,000 QPs closed them one by one and waited out each
+     * CM_DREQ, 25+ minutes when the peer was gone): with the peer there every close is answered; with the peer
+     * gone the DREQs are waited out together, one wait for all, not one per QP.
+     */
+    @Test
+    void manyQpsCloseAtOnceAndAGonePeerIsWaitedOutOnce() throws Exception {
+        int n = 32;
+        try (Device a = Device.open(options())) {
+            java.util.List<DeviceQp> answered = new java.util.ArrayList<>();
+            java.util.List<DeviceQp> orphaned = new java.util.ArrayList<>();
+            java.util.List<DeviceQp> accepted = new java.util.ArrayList<>();
+            try (Device b = Device.open(options())) {
+                ProtectionDomain pb = b.allocPd();
+                DeviceCq cb = b.createCq(4 * n);
+                b.listen(pb, cb, cb);
+                InetSocketAddress at = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), b.port());
+                ProtectionDomain pa = a.allocPd();
+                DeviceCq ca = a.createCq(4 * n);
+                for (int i = 0; i < 2 * n; i++) {
+                    DeviceQp q = a.createQp(pa, ca, ca);
+                    a.connect(q, at, 5_000);
+                    accepted.add(b.accept(5_000));
+                    (i < n ? answered : orphaned).add(q);
+                }
+                assertEquals(java.util.List.of(), a.disconnectAll(answered, 10_000), "every peer answered");
+                for (int i = 0; i < n; i++) {
+                    assertEquals(QpState.ERROR, answered.get(i).state());
+                    long until = System.nanoTime() + 2_000_000_000L;
+                    while (accepted.get(i).state() != QpState.ERROR && System.nanoTime() - until < 0) {
+                        Thread.onSpinWait();
+                    }
+                    assertEquals(QpState.ERROR, accepted.get(i).state(), "the peer's QP " + i + " closed");
+                }
+                assertEquals(n, b.cmCounters().get("CM_DISCONNECTS"));
+            } // b is gone: nobody answers the other half's DREQs
+            long waitMs = 1_000;
+            long t0 = System.nanoTime();
+            java.util.List<DeviceQp> unanswered = a.disconnectAll(orphaned, waitMs);
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(orphaned, unanswered, "nobody answered");
+            assertTrue(tookMs < 6 * waitMs, n + " closes took " + tookMs + " ms: waited one after the other ("
+                    + n * waitMs + " ms), not together");
+            for (DeviceQp q : orphaned) {
+                assertEquals(QpState.ERROR, q.state(), "closed locally all the same");
+            }
         }
     }
 

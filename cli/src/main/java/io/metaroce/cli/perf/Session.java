@@ -46,8 +46,6 @@ final class Session implements AutoCloseable {
     private static final long LINGER_NS = 20_000_000;
     /** How long the server waits for its "bye" to be acknowledged before it closes anyway. */
     private static final long BYE_WAIT_NS = 2_000_000_000L;
-    /** How long a side waits for the answer to its CM_DREQ (the CM gives up after about 1.3 s of retries). */
-    private static final long DISCONNECT_WAIT_MS = 3_000;
 
     final TestKind kind;
     final PerfOptions o;
@@ -407,21 +405,7 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
-        for (Endpoint ep : eps) {
-            disconnect(ep);
-        }
-    }
-
-    /** Closes {@code ep}'s connection in order (CM_DREQ, CM-10); warns when the peer does not answer. */
-    private void disconnect(Endpoint ep) {
-        if (ep.qp.state() == QpState.ERROR) {
-            return; // the peer closed it already
-        }
-        if (!device.disconnect(ep.qp, DISCONNECT_WAIT_MS)) {
-            err.println("perf " + kind.id() + ": warning: QP " + hex(ep.qp.qpn()) + ": the peer did not answer the "
-                    + "CM_DREQ");
-            err.flush();
-        }
+        Teardown.closeOpen(device, eps, err, kind.id());
     }
 
     /** Server: waits for "done" on every QP, answers "bye" and waits (bounded) for the bye to be acknowledged. */
@@ -446,11 +430,7 @@ final class Session implements AutoCloseable {
                 poller.idle();
             }
         }
-        for (Endpoint ep : eps) {
-            if (ep.qp.state() != QpState.ERROR) {
-                disconnect(ep);
-            }
-        }
+        Teardown.closeOpen(device, eps, err, kind.id());
     }
 
     /** The connection manager's counters ({@code CmCounter} names). */

@@ -1,6 +1,5 @@
 package io.metaroce.cli.perf;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -137,10 +136,6 @@ class PerfCommandTest {
     }
 
     @Test
-    @Disabled("issue 11: perf's real-time ping-pong (write-lat, send-lat) can hang on a loaded machine: in CI on 2026-12-01 "
-            + "the client waited for pong 29 with nothing in flight, nothing dropped and every datagram received (client "
-            + "rx 30 data packets, server tx 30), while the server waited for the client's done; reproduced by the net2 "
-            + "helper on a5d54b3 too (after 15,000-23,000 ping-pongs). Re-enable once the missed completion is found")
     void writeLatPrintsPercentilesAndFailsAnImpossibleAcceptance() throws Exception {
         Path rec = tmp.resolve("write-lat.yaml");
         PerfHarness.Run[] r = pair("write-lat", List.of(),
@@ -162,10 +157,6 @@ class PerfCommandTest {
     }
 
     @Test
-    @Disabled("issue 11: perf's real-time ping-pong (write-lat, send-lat) can hang on a loaded machine: in CI on 2026-12-01 "
-            + "the client waited for pong 29 with nothing in flight, nothing dropped and every datagram received (client "
-            + "rx 30 data packets, server tx 30), while the server waited for the client's done; reproduced by the net2 "
-            + "helper on a5d54b3 too (after 15,000-23,000 ping-pongs). Re-enable once the missed completion is found")
     void sendLatWithARecordAndAStatisticsFile() throws Exception {
         Path rec = tmp.resolve("send-lat.yaml");
         Path stats = tmp.resolve("server-stats.json");
