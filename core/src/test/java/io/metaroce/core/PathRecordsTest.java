@@ -3,7 +3,6 @@ package io.metaroce.core;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The in-flight record table grows with the path's flight and keeps every record where {@code slot} finds it. */
 class PathRecordsTest {
@@ -69,11 +68,13 @@ class PathRecordsTest {
     }
 
     @Test
-    void moreThanTheWindowInFlightIsAnEngineBug() {
+    void theTableNeverGrowsBeyondTheWindow() {
+        // the real datapath can reach a full window (perf send-lat -a did): the table then stays at WINDOW slots
         Path p = new Path(0, 0);
         while (p.nextPsn - p.floor < Path.WINDOW) {
             send(p);
         }
-        assertThrows(IllegalStateException.class, p::ensureRecords);
+        p.ensureRecords();
+        assertEquals(Path.WINDOW, p.recordCapacity());
     }
 }
