@@ -53,7 +53,7 @@ public final class EngineConfig {
     /** Longest an accepted packet waits for its ACK. */
     public long ackDelayNs = 5_000;
     /** A PSN is lost when one this many higher on its path is acknowledged. */
-    public int reorderThreshold = 3;
+    public int reorderThreshold = 1;
     public long initialRtoNs = 1_000_000;
     public long minRtoNs = 200_000;
     public long maxRtoNs = 64_000_000;
