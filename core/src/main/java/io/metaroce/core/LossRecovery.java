@@ -294,7 +294,11 @@ final class LossRecovery {
         }
         c.advanceFloor(p, nowNs);
         p.backoff++;
-        c.silentTimeouts++;
+        if (c.silentTimeouts == 0 || nowNs - c.silentRoundEndNs >= 0) {
+            // RTO-9: one count per round of the QP's backed-off timeout, however many paths time out within it
+            c.silentTimeouts++;
+            c.silentRoundEndNs = nowNs + p.currentRtoNs(c.cfg.maxRtoNs, c.silentTimeouts);
+        }
         p.lastProgressNs = nowNs;
         if (routeAlive) {
             // a loss on a working route: the window reacts as to a detected loss (CC-4), the path stays as it is

@@ -51,6 +51,11 @@ final class QpCore {
      * each fresh path's short timer (and {@code retryLimit} is not spent in milliseconds).
      */
     int silentTimeouts;
+    /**
+     * RTO-9: until when a timeout of any path belongs to the round of the last one counted in {@link #silentTimeouts}
+     * (valid while it is above 0): paths that time out together count once, as one path would.
+     */
+    long silentRoundEndNs;
     long sendsRetired;
     /** Some path may owe an ACK now (cleared when a scan finds none due). */
     boolean ackWork;
