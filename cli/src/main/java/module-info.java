@@ -15,6 +15,7 @@ module io.metaroce.cli {
     requires io.prometheus.metrics.exporter.httpserver;
     requires jdk.httpserver;
     requires java.net.http;
+    requires java.management; // SimBench: peak heap via MemoryPoolMXBean
     opens io.metaroce.cli to info.picocli;
     opens io.metaroce.cli.perf to info.picocli;
     opens io.metaroce.cli.sim to info.picocli;

@@ -1,7 +1,7 @@
 package io.metaroce.cli;
 
 import org.junit.jupiter.api.Tag;
-import io.metaroce.sim.Experiment;
+import io.metaroce.sim.run.Experiment;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
 import org.junit.jupiter.api.Disabled;

@@ -1,7 +1,7 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.Experiment;
-import io.metaroce.sim.ProgressListener;
+import io.metaroce.sim.run.Experiment;
+import io.metaroce.sim.run.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
 import io.metaroce.sim.experiment.ExperimentSource;

@@ -1,10 +1,10 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.FaultSpec;
-import io.metaroce.sim.ProgressListener;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.FaultSpec;
+import io.metaroce.sim.run.ProgressListener;
+import io.metaroce.sim.run.RunResult;
+import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.io.PrintStream;

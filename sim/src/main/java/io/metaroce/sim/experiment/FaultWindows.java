@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.FaultSpec;
+import io.metaroce.sim.run.FaultSpec;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

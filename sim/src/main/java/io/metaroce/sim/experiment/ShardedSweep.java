@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.RunResult;
+import io.metaroce.sim.run.RunResult;
 
 import java.io.IOException;
 import java.io.PrintStream;

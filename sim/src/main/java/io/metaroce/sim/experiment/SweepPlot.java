@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.Series;
+import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.nio.file.Path;

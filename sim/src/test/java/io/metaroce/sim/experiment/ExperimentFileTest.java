@@ -1,9 +1,9 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
-import io.metaroce.sim.Units;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
+import io.metaroce.sim.metrics.Series;
+import io.metaroce.sim.event.Units;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
@@ -78,7 +78,7 @@ class ExperimentFileTest {
         assertEquals(6, f.points().size());
         assertEquals(0.1, f.spec(f.points().get(2), false).fabric.linkLoss, 1e-12);
         assertEquals(64L << 20, f.spec(f.points().get(3), false).fabric.bufferBytes); // rocev2 point
-        assertEquals(new io.metaroce.sim.FabricConfig().bufferBytes, f.spec(f.points().get(0), false).fabric.bufferBytes);
+        assertEquals(new io.metaroce.sim.fabric.FabricConfig().bufferBytes, f.spec(f.points().get(0), false).fabric.bufferBytes);
     }
 
     @Test

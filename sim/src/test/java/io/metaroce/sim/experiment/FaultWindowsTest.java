@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.FaultSpec;
+import io.metaroce.sim.run.FaultSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +35,7 @@ class FaultWindowsTest {
                 new FaultWindows.Window(200, 400, "loss 0.01 on every link"),
                 new FaultWindows.Window(500, Long.MAX_VALUE, "link p0.leaf0>spine1 down")), w);
 
-        io.metaroce.sim.Series s = new io.metaroce.sim.Series("goodput", "goodput", Plots.TIME_US, "Gb/s",
+        io.metaroce.sim.metrics.Series s = new io.metaroce.sim.metrics.Series("goodput", "goodput", Plots.TIME_US, "Gb/s",
                 List.of("a"), new double[] {0, 1e-4, 2e-4, 3e-4, 6e-4}, new double[][] {{1, 2, 3, 2, 1}});
         Path png = tmp.resolve("g.png");
         Plots.png(s, png, false, false, "e3-failover  plane=1", w);
