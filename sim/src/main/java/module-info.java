@@ -1,10 +1,7 @@
 /** Discrete-event fabric simulator driving the real sans-IO MetaRoCE engine over integer picoseconds. */
-@SuppressWarnings("requires-automatic") // JFreeChart 1.5.6 has only an Automatic-Module-Name
 module io.metaroce.sim {
     requires transitive io.metaroce.core;
-    requires java.desktop; // PNG plots (headless)
     requires org.yaml.snakeyaml;
-    requires org.jfree.jfreechart;
     exports io.metaroce.sim.event;
     exports io.metaroce.sim.fabric;
     exports io.metaroce.sim.topology;

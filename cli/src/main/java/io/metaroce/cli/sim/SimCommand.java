@@ -173,7 +173,8 @@ public final class SimCommand implements Runnable {
                 log = sp.log();
             }
             if (slice != null) {
-                ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs);
+                ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs,
+                        new JFreeCharts());
                 long errors = m.results().stream().filter(r -> r.metrics().containsKey("error")).count();
                 if (json != null) {
                     json.done(m.experiment(), "ran", m.results().size(), (System.nanoTime() - t0) / 1e9,
@@ -187,7 +188,8 @@ public final class SimCommand implements Runnable {
                         errors == 0 ? "" : ", " + errors + " with errors", dir.toAbsolutePath());
                 return 0; // point errors are the merge's verdict: a batch system must still run the merge
             }
-            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs);
+            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs,
+                    new JFreeCharts());
             if (json != null) {
                 json.done(s.name(), s.verdict(), s.points().size(), (System.nanoTime() - t0) / 1e9,
                         s.out().toAbsolutePath().toString(), failures(s));

@@ -57,30 +57,34 @@ public final class ExperimentRunner {
     }
 
     /**
-     * Runs {@code file} (scaled down when {@code scaled}), one point after another, writing into {@code out} and a
-     * line per point to {@code log}.
+     * Runs {@code file} (scaled down when {@code scaled}), one point after another, writing into {@code out} (the
+     * PNG charts drawn by {@code charts}) and a line per point to {@code log}.
+     *
+     * @throws IOException when a file cannot be written
      */
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
-                              ProgressFactory progress, PrintStream log) throws IOException {
-        return run(file, scaled, out, runner, progress, log, 1);
+                              ProgressFactory progress, PrintStream log, Charts charts) throws IOException {
+        return run(file, scaled, out, runner, progress, log, 1, charts);
     }
 
     /**
      * Runs {@code file} with up to {@code jobs} points at once. The records are those of a serial run (each point
      * is its own world with its own seed) apart from the wall-clock metrics; {@code runner} and {@code progress}
-     * are called from several threads when {@code jobs > 1}.
+     * are called from several threads when {@code jobs > 1}, and so is {@code charts}.
+     *
+     * @throws IOException when a file cannot be written
      */
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
-                              ProgressFactory progress, PrintStream log, int jobs) throws IOException {
+                              ProgressFactory progress, PrintStream log, int jobs, Charts charts) throws IOException {
         Files.createDirectories(out);
         deleteTree(out.resolve("points")); // points of an earlier run would mix with these
-        List<PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log)
+        List<PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log, charts)
                 .run(Shard.ALL, jobs);
-        return finish(file, scaled, out, outcomes);
+        return finish(file, scaled, out, outcomes, charts);
     }
 
     /** Derived metrics, acceptance and the experiment's files, from every point's outcome (in point order). */
-    static Summary finish(ExperimentFile file, boolean scaled, Path out, List<PointOutcome> outcomes)
+    static Summary finish(ExperimentFile file, boolean scaled, Path out, List<PointOutcome> outcomes, Charts charts)
             throws IOException {
         addDerived(file, outcomes);
         List<PointOutcome> judged = new ArrayList<>();
@@ -90,7 +94,7 @@ public final class ExperimentRunner {
         String verdict = judged.stream().anyMatch(o -> o.verdict().equals("fail") || o.verdict().equals("error"))
                 ? "fail" : "pass";
         Summary summary = new Summary(file.name(), judged, verdict, out);
-        write(file, summary, scaled);
+        write(file, summary, scaled, charts);
         return summary;
     }
 
@@ -131,7 +135,7 @@ public final class ExperimentRunner {
 
     static String format(Object v) {
         if (v instanceof Double d) {
-            return Plots.brief(d);
+            return Csv.brief(d);
         }
         return String.valueOf(v);
     }
@@ -235,7 +239,8 @@ public final class ExperimentRunner {
         return new ExperimentRecord(exp, o.result().metrics, checks, o.verdict(), files);
     }
 
-    private static void write(ExperimentFile file, Summary summary, boolean scaled) throws IOException {
+    private static void write(ExperimentFile file, Summary summary, boolean scaled, Charts charts)
+            throws IOException {
         List<ExperimentRecord> all = new ArrayList<>();
         for (PointOutcome o : summary.points()) {
             ExperimentRecord rec = record(file, o, scaled);
@@ -243,12 +248,12 @@ public final class ExperimentRunner {
             rec.write(o.dir().resolve("record.yaml"));
         }
         ExperimentRecord.writeAll(summary.out().resolve("records.yaml"), all);
-        List<String> pngs = writeSweep(file, summary);
+        List<String> pngs = writeSweep(file, summary, charts);
         Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary, pngs));
     }
 
     /** Writes sweep.csv and the plots; returns the PNG names. */
-    private static List<String> writeSweep(ExperimentFile file, Summary summary) throws IOException {
+    private static List<String> writeSweep(ExperimentFile file, Summary summary, Charts charts) throws IOException {
         Set<String> axes = new LinkedHashSet<>(file.sweep().keySet());
         Set<String> metrics = new LinkedHashSet<>();
         for (PointOutcome o : summary.points()) {
@@ -272,8 +277,8 @@ public final class ExperimentRunner {
             row.add(o.verdict());
             rows.add(row);
         }
-        Plots.table(header, rows, summary.out().resolve("sweep.csv"));
-        return SweepPlots.write(file, summary.points(), summary.out());
+        Csv.table(header, rows, summary.out().resolve("sweep.csv"));
+        return SweepPlots.write(file, summary.points(), summary.out(), charts);
     }
 
     /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */

@@ -60,7 +60,7 @@ public final class CongestionTree implements EventHandler {
         this.hops = new PauseHops(fabric, spec.receiver);
         this.timer = new Timer(loop, this);
         this.lastConnBytes = new long[transport.connections()];
-        String time = "time (us)";
+        String time = Series.TIME_US;
         goodput = new SeriesRecorder("victim_goodput", "Goodput of the victim flows and of the hot senders", time,
                 "goodput (Gb/s)", List.of("victims", "hot senders"));
         List<String> hopCols = new ArrayList<>();

@@ -40,7 +40,7 @@ public final class HotLinkWatch implements EventHandler {
         this.telemetry = new FabricTelemetry(fabric);
         this.timer = new Timer(loop, this);
         this.series = new SeriesRecorder("hot_links", "Hot switch-to-switch links (queue >= " + cfg.hotQueueBytes
-                + " B or paused) and the deepest fabric queue", "time (us)", "links / KB",
+                + " B or paused) and the deepest fabric queue", Series.TIME_US, "links / KB",
                 List.of("hot links", "deepest queue (KB)"));
     }
 

@@ -85,7 +85,7 @@ public final class Sampler implements EventHandler {
         lastConnBytes = new long[transport.connections()];
         lastFlowBytes = new long[flows.size()];
         flowDelta = new double[flows.size()];
-        String time = "time (us)";
+        String time = Series.TIME_US;
         aggregate = new SeriesRecorder("goodput", "Aggregate goodput", time, "goodput (Gb/s)", List.of("aggregate"));
         List<String> flowCols = new ArrayList<>();
         boolean incast = workload.kind().equals("incast");
