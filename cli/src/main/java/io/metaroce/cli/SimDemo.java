@@ -1,9 +1,9 @@
 package io.metaroce.cli;
 
+import io.metaroce.sim.event.Units;
 import io.metaroce.sim.run.Experiment;
 import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.RunResult;
-import io.metaroce.sim.event.Units;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

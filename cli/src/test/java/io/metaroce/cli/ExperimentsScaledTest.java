@@ -1,10 +1,10 @@
 package io.metaroce.cli;
 
 import org.junit.jupiter.api.Tag;
-import io.metaroce.sim.run.Experiment;
 import io.metaroce.cli.sim.JFreeCharts;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
+import io.metaroce.sim.run.Experiment;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -216,7 +216,8 @@ public final class JFreeCharts implements Charts {
         for (Map.Entry<Integer, List<Integer>> g : groups.entrySet()) {
             List<Integer> cols = g.getValue();
             String what = byPlane && g.getKey() >= 0 ? "plane " + g.getKey() + ": " : "";
-            YIntervalSeries band = new YIntervalSeries(what + "median of " + cols.size() + " (band: min to max)");
+            YIntervalSeries band = new YIntervalSeries(what + "median of " + cols.size() + " " + noun(s)
+                    + " (band: min to max)");
             double[] v = new double[cols.size()];
             for (int i = 0; i < s.x().length; i++) {
                 int m = 0;
@@ -241,5 +242,15 @@ public final class JFreeCharts implements Charts {
         }
         r.setAlpha(0.2f);
         return new XYPlot(data, xAxis, yAxis, r);
+    }
+
+    /** What the columns of {@code s} are, from its name ({@code goodput_per_flow}: flows), for the band's label. */
+    private static String noun(Series s) {
+        for (String n : List.of("flow", "sender", "receiver", "path", "port", "link")) {
+            if (s.name().contains(n)) {
+                return n + "s";
+            }
+        }
+        return s.name().contains("queue") ? "ports" : "columns";
     }
 }

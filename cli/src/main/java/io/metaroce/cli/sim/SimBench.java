@@ -20,8 +20,8 @@ import io.metaroce.sim.fabric.PacketPool;
 import io.metaroce.sim.fabric.SwitchPort;
 import io.metaroce.sim.run.Simulation;
 import io.metaroce.sim.topology.Topologies;
-import io.metaroce.sim.workload.Derangement;
 import io.metaroce.sim.transport.Host;
+import io.metaroce.sim.workload.Derangement;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

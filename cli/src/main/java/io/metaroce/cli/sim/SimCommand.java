@@ -1,7 +1,5 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.run.Experiment;
-import io.metaroce.sim.run.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
 import io.metaroce.sim.experiment.ExperimentSource;
@@ -9,6 +7,8 @@ import io.metaroce.sim.experiment.Shard;
 import io.metaroce.sim.experiment.ShardManifest;
 import io.metaroce.sim.experiment.ShardedSweep;
 import io.metaroce.sim.experiment.SpecFields;
+import io.metaroce.sim.run.Experiment;
+import io.metaroce.sim.run.ProgressListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -97,7 +97,7 @@ class JFreeChartsTest {
         YIntervalSeriesCollection d = assertInstanceOf(YIntervalSeriesCollection.class,
                 chart.getXYPlot().getDataset());
         assertEquals(1, d.getSeriesCount());
-        assertEquals("median of 128 (band: min to max)", d.getSeriesKey(0));
+        assertEquals("median of 128 columns (band: min to max)", d.getSeriesKey(0));
         assertEquals(X.length, d.getItemCount(0));
         // row 2: the columns hold 2..129, median (65 + 66) / 2
         assertEquals(65.5, d.getYValue(0, 2), 1e-9);
@@ -119,7 +119,7 @@ class JFreeChartsTest {
         XYPlot plot = JFreeCharts.lineChart(series(cols), false, false, null, List.of()).getXYPlot();
         YIntervalSeriesCollection d = assertInstanceOf(YIntervalSeriesCollection.class, plot.getDataset());
         assertEquals(4, d.getSeriesCount());
-        assertEquals("plane 1: median of 10 (band: min to max)", d.getSeriesKey(1));
+        assertEquals("plane 1: median of 10 columns (band: min to max)", d.getSeriesKey(1));
         // plane 1 holds columns 1, 5, ..., 37: at row 0 min 1, max 37, median (17 + 21) / 2
         assertEquals(19, d.getYValue(1, 0), 1e-9);
         assertEquals(1, d.getStartYValue(1, 0), 1e-9);

@@ -27,6 +27,7 @@ public final class FabricTelemetry {
     /** Paused at the sample or paused since the previous one. */
     final boolean[] paused;
 
+    /** Telemetry of every switch-to-switch link of {@code fabric}; the first {@code sample} measures from now. */
     public FabricTelemetry(Fabric fabric) {
         Map<Link, Boolean> hostLinks = new IdentityHashMap<>();
         for (int h = 0; h < fabric.hosts(); h++) {

@@ -46,6 +46,10 @@ public final class FlowController implements EventHandler {
     private long hotSamples;
     private final List<Long> moveTimesPs = new ArrayList<>();
 
+    /**
+     * A controller for the flows of {@code transport} on {@code fabric}, drawing candidate entropies from {@code
+     * rng}; a bad {@code cfg} is an IllegalArgumentException.
+     */
     public FlowController(EventLoop loop, Fabric fabric, ControllerConfig cfg, Transport transport, SplittableRandom rng) {
         if (cfg.periodPs <= 0 || cfg.delayPs < 0 || cfg.movesPerPeriod < 1 || cfg.candidates < 1) {
             throw new IllegalArgumentException("controller needs periodPs > 0, delayPs >= 0, movesPerPeriod >= 1 and"
@@ -66,6 +70,7 @@ public final class FlowController implements EventHandler {
         timer.set(startPs + cfg.periodPs, 0);
     }
 
+    /** Stops the controller (no sample after this). */
     public void stop() {
         timer.cancel();
     }
@@ -75,6 +80,7 @@ public final class FlowController implements EventHandler {
 
     /** Telemetry samples taken; those that saw a hot link. */
     public long samples() { return samples; }
+    /** Telemetry samples that saw at least one hot link. */
     public long hotSamples() { return hotSamples; }
 
     /** Time of the first move, or -1. */

@@ -25,9 +25,13 @@ public final class EventLoop {
     public EventLoop() {
     }
 
+    /** Current virtual time, picoseconds. */
     public long nowPs() { return nowPs; }
+    /** Current virtual time in nanoseconds (floor): the engines' clock. */
     public long nowNs() { return nowPs / Units.PS_PER_NS; }
+    /** Events handled since the loop was made. */
     public long eventsProcessed() { return eventsProcessed; }
+    /** Events scheduled and not yet handled (cancelled timers' stale events included). */
     public int pending() { return size; }
     /** The most events ever pending at once (the heap's high-water mark). */
     public int peakPending() { return peakSize; }

@@ -24,11 +24,13 @@ public final class Timer implements EventHandler {
         pendingSeq = loop.schedule(atPs, this, arg);
     }
 
+    /** Disarms the timer; its pending event, if any, fires as a no-op. */
     public void cancel() {
         pendingSeq = -1;
         atPs = Long.MAX_VALUE;
     }
 
+    /** True while the timer is set and has not fired or been cancelled. */
     public boolean isArmed() { return pendingSeq >= 0; }
 
     /** Time of the pending firing, or Long.MAX_VALUE. */

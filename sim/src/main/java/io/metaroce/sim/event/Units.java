@@ -5,13 +5,20 @@ public final class Units {
     private Units() {
     }
 
+    /** Picoseconds per nanosecond. */
     public static final long PS_PER_NS = 1_000L;
+    /** Picoseconds per microsecond. */
     public static final long PS_PER_US = 1_000_000L;
+    /** Picoseconds per millisecond. */
     public static final long PS_PER_MS = 1_000_000_000L;
+    /** Picoseconds per second. */
     public static final long PS_PER_S = 1_000_000_000_000L;
 
+    /** {@code ns} nanoseconds in picoseconds. */
     public static long psFromNs(long ns) { return ns * PS_PER_NS; }
+    /** {@code us} microseconds in picoseconds. */
     public static long psFromUs(long us) { return us * PS_PER_US; }
+    /** {@code ms} milliseconds in picoseconds. */
     public static long psFromMs(long ms) { return ms * PS_PER_MS; }
     /** Nanoseconds (floor) of a picosecond time: the engine's clock. */
     public static long nsFromPs(long ps) { return ps / PS_PER_NS; }

@@ -1,10 +1,10 @@
 package io.metaroce.sim.experiment;
 
+import io.metaroce.sim.metrics.Series;
 import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.FaultSpec;
 import io.metaroce.sim.run.ProgressListener;
 import io.metaroce.sim.run.RunResult;
-import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,12 +28,14 @@ public final class ExperimentRunner {
     /** Runs one point (the simulator's {@code Experiment::run}). */
     @FunctionalInterface
     public interface PointRunner {
+        /** Runs {@code spec}, reporting to {@code progress} (may be null); returns its metrics and series. */
         RunResult run(ExperimentSpec spec, ProgressListener progress);
     }
 
     /** Makes the progress display of one point, given its index, the number of points and its label. */
     @FunctionalInterface
     public interface ProgressFactory {
+        /** The listener of point {@code index} (0-based) of {@code count}; null for none. */
         ProgressListener forPoint(int index, int count, String label);
     }
 

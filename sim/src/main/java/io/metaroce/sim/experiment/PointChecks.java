@@ -1,7 +1,7 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.fabric.FabricConfig;
+import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.workload.WorkloadSpec;
 
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.core.unit.Quantity;
+import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.FaultSpec;
 
 import java.lang.reflect.Field;

@@ -1,7 +1,7 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.metrics.Series;
 import io.metaroce.sim.experiment.ExperimentRunner.PointOutcome;
+import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -75,6 +75,7 @@ public final class CrossTraffic implements EventHandler {
     }
 
     long offeredPackets() { return offered; }
+    /** Filler bytes offered to the port (taken or dropped). */
     public long offeredBytes() { return offeredBytes; }
     long acceptedPackets() { return accepted; }
     /** Filler bytes the port took (and so sent on its link unless the link dropped them). */

@@ -13,6 +13,7 @@ import java.util.function.ToLongFunction;
  * {@link #link(String)}), {@link Link#setUp} for one link and {@link #setPlaneUp} for a whole plane.
  */
 public interface Fabric {
+    /** The configuration the fabric was built from. */
     FabricConfig config();
 
     /** Hosts attached to the fabric. */

@@ -124,27 +124,50 @@ public final class FabricConfig {
      */
     public boolean trimming = false;
 
+    /** Sets {@link #topology} ({@link #LEAF_SPINE} or {@link #FAT_TREE}); returns this. */
     public FabricConfig topology(String v) { topology = v; return this; }
+    /** Sets {@link #hosts}; returns this. */
     public FabricConfig hosts(int v) { hosts = v; return this; }
+    /** Sets {@link #hostsPerLeaf}; returns this. */
     public FabricConfig hostsPerLeaf(int v) { hostsPerLeaf = v; return this; }
+    /** Sets {@link #spines} (per plane); returns this. */
     public FabricConfig spines(int v) { spines = v; return this; }
+    /** Sets the fat-tree arity {@link #k}; returns this. */
     public FabricConfig k(int v) { k = v; return this; }
+    /** Sets {@link #hostsPerEdge} (fat-tree); returns this. */
     public FabricConfig hostsPerEdge(int v) { hostsPerEdge = v; return this; }
+    /** Sets {@link #planes}; returns this. */
     public FabricConfig planes(int v) { planes = v; return this; }
+    /** Sets {@link #hostRateBps}, bits per second; returns this. */
     public FabricConfig hostRateBps(long v) { hostRateBps = v; return this; }
+    /** Sets {@link #fabricRateBps}, bits per second; returns this. */
     public FabricConfig fabricRateBps(long v) { fabricRateBps = v; return this; }
+    /** Sets {@link #hostLinkDelayPs}, picoseconds; returns this. */
     public FabricConfig hostLinkDelayPs(long v) { hostLinkDelayPs = v; return this; }
+    /** Sets {@link #fabricLinkDelayPs}, picoseconds; returns this. */
     public FabricConfig fabricLinkDelayPs(long v) { fabricLinkDelayPs = v; return this; }
+    /** Sets {@link #bufferBytes} (per switch port); returns this. */
     public FabricConfig bufferBytes(long v) { bufferBytes = v; return this; }
+    /** Sets {@link #nicBufferBytes}; returns this. */
     public FabricConfig nicBufferBytes(long v) { nicBufferBytes = v; return this; }
+    /**
+     * Sets the ECN marking ramp: {@code kmin} and {@code kmax} in queued bytes, {@code pmax} the marking probability
+     * at kmax; returns this.
+     */
     public FabricConfig ecn(long kmin, long kmax, double pmax) {
         ecnKminBytes = kmin; ecnKmaxBytes = kmax; ecnPmax = pmax; return this;
     }
+    /** Sets {@link #linkLoss} (probability, 0..1); returns this. */
     public FabricConfig linkLoss(double v) { linkLoss = v; return this; }
+    /** Sets {@link #routing}; returns this. */
     public FabricConfig routing(String v) { routing = v; return this; }
+    /** Sets {@link #wireOverheadBytes}; returns this. */
     public FabricConfig wireOverheadBytes(int v) { wireOverheadBytes = v; return this; }
+    /** Sets {@link #controlWireBytes}; returns this. */
     public FabricConfig controlWireBytes(int v) { controlWireBytes = v; return this; }
+    /** Turns PFC on or off ({@link #pfc}); returns this. */
     public FabricConfig pfc(boolean v) { pfc = v; return this; }
+    /** Sets the PFC thresholds, ingress bytes: pause at {@code xoff}, resume at {@code xon}; returns this. */
     public FabricConfig pfcThresholds(long xoff, long xon) { pfcXoffBytes = xoff; pfcXonBytes = xon; return this; }
 
     /** A full k-ary fat-tree: topology, {@code k}, {@code hostsPerEdge = k/2} and {@code hosts = k^3/4}. */
@@ -173,8 +196,11 @@ public final class FabricConfig {
         return (double) hostsPerLeaf * hostRateBps / ((double) spines * fabricRateBps);
     }
 
+    /** Sets {@link #ecnMarkAt}; returns this. */
     public FabricConfig ecnMarkAt(String v) { ecnMarkAt = v; return this; }
+    /** Sets {@link #linkFailureDetectPs}, picoseconds; returns this. */
     public FabricConfig linkFailureDetectPs(long v) { linkFailureDetectPs = v; return this; }
+    /** Turns packet trimming on or off ({@link #trimming}); returns this. */
     public FabricConfig trimming(boolean v) { trimming = v; return this; }
 
     /** True when switch ports mark ECN at dequeue (validated: otherwise at enqueue). */

@@ -85,6 +85,7 @@ public final class Link implements EventHandler {
         }
         lossProbability = p;
     }
+    /** Random loss probability (0..1). */
     public double loss() { return lossProbability; }
 
     /**
@@ -110,12 +111,17 @@ public final class Link implements EventHandler {
         up = isUp;
     }
 
+    /** False while the link is down (it drops everything). */
     public boolean isUp() { return up; }
+    /** Line rate, bits per second. */
     public long rateBps() { return rateBps; }
+    /** Propagation delay, picoseconds. */
     public long delayPs() { return delayPs; }
+    /** The link's name, e.g. {@code p0.leaf0>p0.spine1}. */
     public String name() { return name; }
     /** Packets that entered the link (including later drops). */
     public long packets() { return packets; }
+    /** Data packets that entered the link (including later drops). */
     public long dataPackets() { return dataPackets; }
     /** Bytes that entered the link, counted at their wire size. */
     public long bytes() { return bytes; }

@@ -13,14 +13,23 @@ public final class Packet {
 
     final int id;
     final byte[] buf;
+    /** {@link #buf} as a memory segment (the engine's datagram view). */
     public final MemorySegment seg;
+    /** Datagram length in bytes (as carried; the wire adds {@code wireOverheadBytes}). */
     public int length;
+    /** Sending host. */
     public int src;
+    /** Destination host. */
     public int dst;
+    /** Fabric plane the packet travels on. */
     public int plane;
+    /** ECMP entropy of the packet's path (its UDP source port). */
     public int pathId;
+    /** ECN codepoint (2 bits). */
     public int ecn;
+    /** Transport opcode, for counters and traces. */
     public int opcode;
+    /** True for data-bearing packets (and READ requests). */
     public boolean data;
     /** Cut to its headers by a trimming switch ({@code fabric.trimming}); reset when released to the pool. */
     boolean trimmed;
@@ -32,8 +41,11 @@ public final class Packet {
      * carries real datagrams in {@link #buf} and ignores them.
      */
     public int flow;
+    /** Transport-private: sequence number (see {@link #flow}). */
     public int seq;
+    /** Transport-private: packet kind (see {@link #flow}). */
     public int kind;
+    /** Transport-private: a spare word (see {@link #flow}). */
     public long aux;
 
     Packet(int id, byte[] buf) {
@@ -42,13 +54,21 @@ public final class Packet {
         this.seg = MemorySegment.ofArray(buf);
     }
 
+    /** The packet's pool id (events carry it as their argument). */
     public int id() { return id; }
+    /** Datagram length in bytes. */
     public int length() { return length; }
+    /** Sending host. */
     public int src() { return src; }
+    /** Destination host. */
     public int dst() { return dst; }
+    /** Fabric plane. */
     public int plane() { return plane; }
+    /** ECMP entropy of the path. */
     public int pathId() { return pathId; }
+    /** ECN codepoint. */
     public int ecn() { return ecn; }
+    /** Transport opcode. */
     public int opcode() { return opcode; }
     /** True for data-bearing packets (and READ requests). */
     public boolean isData() { return data; }

@@ -18,6 +18,7 @@ public final class PacketPool {
     /** Bytes each packet's buffer holds: the largest datagram. */
     public int capacity() { return capacity; }
 
+    /** A free packet (a new one when none is free), its fields reset. */
     public Packet alloc() {
         allocations++;
         if (freeCount == 0) {
@@ -55,11 +56,13 @@ public final class PacketPool {
         created += n;
     }
 
+    /** Returns {@code p} to the pool; it must not be used after. */
     public void release(Packet p) {
         p.trimmed = false;
         free[freeCount++] = p.id;
     }
 
+    /** The packet whose {@link Packet#id} is {@code id}. */
     public Packet get(long id) {
         return all[(int) id];
     }
@@ -68,5 +71,6 @@ public final class PacketPool {
     public int created() { return created; }
     /** Packets currently in use. */
     public int inUse() { return created - freeCount; }
+    /** Packets handed out by {@link #alloc} since the pool was made. */
     public long allocations() { return allocations; }
 }

@@ -165,10 +165,15 @@ public final class Switch implements PacketSink {
         ingress[port] = link;
     }
 
+    /** The switch's name, e.g. {@code p0.leaf3}. */
     public String name() { return name; }
+    /** Output port {@code i}. */
     public SwitchPort port(int i) { return ports[i]; }
+    /** Output ports. */
     public int portCount() { return ports.length; }
+    /** Packets received (every kind). */
     public long received() { return received; }
+    /** Data packets received. */
     public long dataReceived() { return dataReceived; }
     /** Packets dropped for want of a route (destination outside every range and no uplink). */
     public long unroutable() { return unroutable; }

@@ -160,17 +160,22 @@ public final class SwitchPort implements EventHandler {
         this.owner = sw;
     }
 
+    /** The link the port transmits on. */
     public Link link() { return link; }
     /** Bytes queued now, including the packet being serialized. */
     public long queuedBytes() {
         settle();
         return queuedBytes;
     }
+    /** Deepest queue seen, bytes. */
     public long maxQueuedBytes() { return maxQueuedBytes; }
+    /** Packets taken into the queue. */
     public long enqueued() { return enqueued; }
     /** Packets dropped because the buffer was full. */
     public long dropped() { return dropped; }
+    /** Data packets dropped because the buffer was full. */
     public long droppedData() { return droppedData; }
+    /** Packets marked CE. */
     public long ecnMarked() { return marked; }
     /** Data packets trimmed to their headers instead of dropped. */
     public long trimmed() { return trimmed; }

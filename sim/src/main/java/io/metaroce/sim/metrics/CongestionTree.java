@@ -97,6 +97,7 @@ public final class CongestionTree implements EventHandler {
         timer.set(startPs + intervalPs, 0);
     }
 
+    /** Stops sampling (the run is over). */
     public void stop() {
         timer.cancel();
     }

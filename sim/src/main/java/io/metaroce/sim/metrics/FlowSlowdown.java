@@ -17,6 +17,10 @@ public final class FlowSlowdown {
     private FlowSlowdown() {
     }
 
+    /**
+     * Puts the slowdown metrics of the completed {@code flows} into {@code m}, with {@code baseRttPs} (picoseconds)
+     * the unloaded round trip added to each ideal FCT.
+     */
     public static void metrics(Map<String, Object> m, List<Workload.Flow> flows, FabricConfig fc, long baseRttPs) {
         double[] s = new double[flows.size()];
         int n = 0;

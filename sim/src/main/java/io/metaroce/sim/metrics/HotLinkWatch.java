@@ -33,6 +33,10 @@ public final class HotLinkWatch implements EventHandler {
     private final SeriesRecorder series;
     private long last;
 
+    /**
+     * Samples the switch-to-switch links of {@code fabric} every {@code intervalPs} (picoseconds) with the hot-link
+     * test of {@code cfg}.
+     */
     public HotLinkWatch(EventLoop loop, Fabric fabric, ControllerConfig cfg, long intervalPs) {
         this.loop = loop;
         this.intervalPs = intervalPs;
@@ -44,11 +48,13 @@ public final class HotLinkWatch implements EventHandler {
                 List.of("hot links", "deepest queue (KB)"));
     }
 
+    /** Takes the first sample one interval after {@code startPs}. */
     public void start(long startPs) {
         last = startPs;
         timer.set(startPs + intervalPs, 0);
     }
 
+    /** Stops sampling. */
     public void stop() {
         timer.cancel();
     }
@@ -110,6 +116,7 @@ public final class HotLinkWatch implements EventHandler {
         }
     }
 
+    /** The {@code hot_links} series: hot links and the deepest fabric queue (KB) per sample. */
     public Series toSeries() {
         return series.toSeries();
     }

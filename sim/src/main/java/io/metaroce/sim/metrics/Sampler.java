@@ -28,6 +28,7 @@ public final class Sampler implements EventHandler {
     /** Lets the runner look at the wall clock between samples (never inside the model). */
     @FunctionalInterface
     public interface Tick {
+        /** Called after each sample. */
         void tick();
     }
 
@@ -64,6 +65,12 @@ public final class Sampler implements EventHandler {
     /** Flows active through each sample's interval (for time-to-fair). */
     private final SeriesRecorder active;
 
+    /**
+     * A sampler every {@code intervalPs} (picoseconds) of {@code transport} running {@code workload} on {@code
+     * fabric}, with the watched ports and links, the cross traffic on {@code crossLink} (may be null), the paths of
+     * {@code pathsOf} (MetaRoCE, may be null), at most {@code maxColumns} per-flow columns, and {@code tick} called
+     * after each sample.
+     */
     public Sampler(EventLoop loop, long intervalPs, Transport transport, Workload workload, Fabric fabric,
             Map<String, SwitchPort> watchedPorts, Map<String, Link> watchedLinks, Link crossLink, CrossTraffic cross,
             QueuePair pathsOf, int maxColumns, Tick tick) {
@@ -149,6 +156,7 @@ public final class Sampler implements EventHandler {
         timer.set(startPs + intervalPs, 0);
     }
 
+    /** Stops sampling (no sample after this). */
     public void stop() {
         timer.cancel();
     }
@@ -259,7 +267,9 @@ public final class Sampler implements EventHandler {
 
     /** Aggregate goodput recorder (x in us, Gb/s). */
     public SeriesRecorder aggregate() { return aggregate; }
+    /** Jain fairness over the active flows, per sample. */
     public SeriesRecorder fairness() { return fairness; }
+    /** Flows active through each interval (for time-to-fair). */
     public SeriesRecorder active() { return active; }
 
     /** The recorded series, in a fixed order. */

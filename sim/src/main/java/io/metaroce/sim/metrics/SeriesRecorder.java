@@ -24,6 +24,7 @@ public final class SeriesRecorder {
     }
 
     int columns() { return columns.size(); }
+    /** Rows recorded. */
     public int size() { return size; }
 
     /** Starts a row at {@code xValue}; then {@link #set} each column (unset columns stay 0). */
@@ -41,14 +42,17 @@ public final class SeriesRecorder {
         y[column][size - 1] = value;
     }
 
+    /** The value of {@code column} at row {@code rowIndex}. */
     public double get(int column, int rowIndex) {
         return y[column][rowIndex];
     }
 
+    /** The x value of row {@code rowIndex}. */
     public double x(int rowIndex) {
         return x[rowIndex];
     }
 
+    /** The rows recorded so far as a {@link Series} (arrays trimmed to the rows). */
     public Series toSeries() {
         double[][] ys = new double[y.length][];
         for (int c = 0; c < y.length; c++) {

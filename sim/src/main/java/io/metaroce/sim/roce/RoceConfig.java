@@ -69,13 +69,21 @@ public final class RoceConfig {
      */
     public boolean clampTargetRate = false;
 
+    /** Sets {@link #mtu}, payload bytes per packet; returns this. */
     public RoceConfig mtu(int v) { mtu = v; return this; }
+    /** Sets {@link #rtoPs}, picoseconds; returns this. */
     public RoceConfig rtoPs(long v) { rtoPs = v; return this; }
+    /** Sets {@link #retryCount}; returns this. */
     public RoceConfig retryCount(int v) { retryCount = v; return this; }
+    /** Sets {@link #ackEvery}; returns this. */
     public RoceConfig ackEvery(int v) { ackEvery = v; return this; }
+    /** Turns DCQCN on or off ({@link #dcqcn}); returns this. */
     public RoceConfig dcqcn(boolean v) { dcqcn = v; return this; }
+    /** Sets {@link #windowBytes}; returns this. */
     public RoceConfig windowBytes(long v) { windowBytes = v; return this; }
+    /** Sets {@link #byteCounterBytes}; returns this. */
     public RoceConfig byteCounterBytes(long v) { byteCounterBytes = v; return this; }
+    /** Sets {@link #clampTargetRate}; returns this. */
     public RoceConfig clampTargetRate(boolean v) { clampTargetRate = v; return this; }
 
     /** Checks every field, naming the first bad one. */

@@ -107,10 +107,15 @@ public final class Simulation {
         });
     }
 
+    /** The event loop (virtual time). */
     public EventLoop loop() { return loop; }
+    /** The fabric. */
     public Fabric fabric() { return fabric; }
+    /** Host {@code i}. */
     public Host host(int i) { return transport.host(i); }
+    /** Hosts attached to the fabric. */
     public int hostCount() { return fabric.hosts(); }
+    /** The packet pool every host and switch shares. */
     public PacketPool pool() { return pool; }
     /** The transport the flows run on. */
     public MetaRoceTransport transport() { return transport; }

@@ -90,8 +90,11 @@ public final class FatTree extends FabricGraph {
     public int podOf(int host) { return host / hostsPerPod; }
     /** Edge switch index within its pod of host {@code host}. */
     public int edgeOf(int host) { return host % hostsPerPod / hostsPerEdge; }
+    /** Edge switch {@code e} of pod {@code pod} on {@code plane}. */
     public Switch edge(int plane, int pod, int e) { return edges[plane][pod * half + e]; }
+    /** Aggregation switch {@code a} of pod {@code pod} on {@code plane}. */
     public Switch agg(int plane, int pod, int a) { return aggs[plane][pod * half + a]; }
+    /** Core switch {@code c} of {@code plane}. */
     public Switch core(int plane, int c) { return cores[plane][c]; }
     /** Link from edge {@code e} of {@code pod} up to the pod's aggregation switch {@code a}. */
     public Link edgeUplink(int plane, int pod, int e, int a) {

@@ -64,8 +64,12 @@ public final class LeafSpine extends FabricGraph {
         finish();
     }
 
+    /** Leaf {@code l} of {@code plane}. */
     public Switch leaf(int plane, int l) { return leaves[plane][l]; }
+    /** Spine {@code s} of {@code plane}. */
     public Switch spine(int plane, int s) { return spines[plane][s]; }
+    /** The link from {@code leaf} up to {@code spine} on {@code plane}. */
     public Link leafUplink(int plane, int leaf, int spine) { return leafUp[plane][leaf][spine]; }
+    /** The link from {@code spine} down to {@code leaf} on {@code plane}. */
     public Link spineDownlink(int plane, int spine, int leaf) { return spineDown[plane][spine][leaf]; }
 }

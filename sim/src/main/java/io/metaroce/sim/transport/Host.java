@@ -23,6 +23,7 @@ public final class Host implements PacketSink {
     /** Sees the completions (send and receive) polled from the host's completion queue. */
     @FunctionalInterface
     public interface CompletionListener {
+        /** Called with each completion {@code wc} polled at {@code host}, at virtual time {@code nowPs}. */
         void completed(Host host, WorkCompletion wc, long nowPs);
     }
 
@@ -64,11 +65,17 @@ public final class Host implements PacketSink {
         this.wake = new Timer(loop, arg -> onWake());
     }
 
+    /** The host's index in the fabric. */
     public int index() { return index; }
+    /** The host's MetaRoCE engine. */
     public Engine engine() { return engine; }
+    /** The host's NIC output port on {@code plane}. */
     public SwitchPort nic(int plane) { return nics[plane]; }
+    /** Packets the host sent (data and control). */
     public long txPackets() { return txPackets; }
+    /** Data packets the host sent. */
     public long txDataPackets() { return txDataPackets; }
+    /** Packets delivered to the host (every kind). */
     public long rxPackets() { return rxPackets; }
     /** Cross-traffic filler packets received and discarded. */
     public long crossPackets() { return crossPackets; }

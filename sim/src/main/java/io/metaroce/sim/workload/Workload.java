@@ -42,10 +42,13 @@ public final class Workload implements Transport.Listener {
 
     /** One source-destination pair. */
     public static final class Flow {
+        /** The flow's index in {@link #flows()}. */
         public final int index;
         final int src;
         final int dst;
+        /** Bytes the flow moves. */
         public final long bytes;
+        /** Virtual time the flow starts, picoseconds. */
         public final long startPs;
         final int[] conns;
         /** Hotspot and storm: an incast sender into the hot receiver (false for a victim). */
@@ -54,6 +57,7 @@ public final class Workload implements Transport.Listener {
         int completions;
         int deliveries;
         int failures;
+        /** Virtual time the flow completed (its sender's last completion), picoseconds; -1 until then. */
         public long finishPs = -1;
         long lastDeliveryPs = -1;
 
@@ -66,9 +70,13 @@ public final class Workload implements Transport.Listener {
             this.conns = conns;
         }
 
+        /** True once the flow completed. */
         public boolean done() { return finishPs >= 0; }
+        /** True once the flow completed without a failed message. */
         public boolean ok() { return finishPs >= 0 && failures == 0; }
+        /** Source host. */
         public int src() { return src; }
+        /** Destination host. */
         public int dst() { return dst; }
     }
 
@@ -455,6 +463,7 @@ public final class Workload implements Transport.Listener {
 
     /** The kind, normalised to lower case. */
     public String kind() { return kind; }
+    /** Every flow, in index order. */
     public List<Flow> flows() { return flows; }
     /** Flow of connection {@code conn}. */
     public Flow flowOf(int conn) { return flows.get(connFlow[conn]); }
@@ -462,10 +471,13 @@ public final class Workload implements Transport.Listener {
     public boolean done() { return endPs >= 0; }
     /** Virtual time the workload ended, or -1. */
     public long endPs() { return endPs; }
+    /** Messages that completed with an error. */
     public long failedMessages() { return failedMessages; }
+    /** True when the workload gave up (a flow failed and the run cannot complete). */
     public boolean aborted() { return aborted; }
     /** Ranks of a collective (0 for pair workloads). */
     public int ranks() { return ranks; }
+    /** True for collectives (ranks exchanging in steps), false for flow workloads. */
     public boolean collective() { return ranks > 0; }
 
     /**

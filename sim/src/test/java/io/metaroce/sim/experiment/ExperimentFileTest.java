@@ -1,9 +1,9 @@
 package io.metaroce.sim.experiment;
 
+import io.metaroce.sim.event.Units;
+import io.metaroce.sim.metrics.Series;
 import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.RunResult;
-import io.metaroce.sim.metrics.Series;
-import io.metaroce.sim.event.Units;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;

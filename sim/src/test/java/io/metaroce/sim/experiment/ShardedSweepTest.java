@@ -1,8 +1,8 @@
 package io.metaroce.sim.experiment;
 
+import io.metaroce.sim.metrics.Series;
 import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.RunResult;
-import io.metaroce.sim.metrics.Series;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
