@@ -31,6 +31,12 @@ public interface Charts {
      * a second title line (the experiment and point), and the fault {@code windows} shaded and labelled when the
      * x axis is {@link Series#TIME_US}.
      *
+     * @param s        the series, one line per column
+     * @param png      the file to write
+     * @param markers  draw a marker at every point too
+     * @param logX     logarithmic x axis
+     * @param subtitle a second title line, or null
+     * @param windows  fault windows to shade on a time axis (picoseconds)
      * @throws IOException when the file cannot be written
      */
     void line(Series s, Path png, boolean markers, boolean logX, String subtitle, List<FaultWindows.Window> windows)
@@ -40,6 +46,9 @@ public interface Charts {
      * Draws a grid of charts into one PNG, {@code rows.get(r).get(c)} at row r and column c (rows of equal length;
      * a null cell stays blank); lines with markers, on a logarithmic x axis with {@code logX}.
      *
+     * @param rows the cells, row by row
+     * @param png  the file to write
+     * @param logX logarithmic x axes (line cells)
      * @throws IOException when the file cannot be written
      */
     void grid(List<List<Cell>> rows, Path png, boolean logX) throws IOException;

@@ -16,6 +16,8 @@ public final class Csv {
     /**
      * Writes {@code s} as CSV: a header of x label then column names, one row per x.
      *
+     * @param s    the series
+     * @param file the file to write
      * @throws IOException when the file cannot be written
      */
     public static void series(Series s, Path file) throws IOException {
@@ -40,6 +42,9 @@ public final class Csv {
     /**
      * Writes a table (header + rows) as CSV; numbers as {@link #number}.
      *
+     * @param header the column names
+     * @param rows   the rows, a value per column ({@link Number}s formatted, anything else as text)
+     * @param file   the file to write
      * @throws IOException when the file cannot be written
      */
     public static void table(List<String> header, List<List<Object>> rows, Path file) throws IOException {
@@ -54,7 +59,12 @@ public final class Csv {
         }
     }
 
-    /** {@code v} as the CSV files write it: integers exactly, others to 6 significant digits, NaN empty. */
+    /**
+     * {@code v} as the CSV files write it: integers exactly, others to 6 significant digits, NaN empty.
+     *
+     * @param v the value
+     * @return its text
+     */
     public static String number(double v) {
         if (Double.isNaN(v)) {
             return "";
@@ -68,7 +78,12 @@ public final class Csv {
         return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
     }
 
-    /** {@code v} to 4 significant digits, trailing zeros dropped (for tables and labels people read). */
+    /**
+     * {@code v} to 4 significant digits, trailing zeros dropped (for tables and labels people read).
+     *
+     * @param v the value
+     * @return its text
+     */
     public static String brief(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v) || (v == Math.rint(v) && Math.abs(v) < 1e15)) {
             return number(v);

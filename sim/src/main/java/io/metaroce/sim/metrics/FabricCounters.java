@@ -9,7 +9,12 @@ public final class FabricCounters {
     private FabricCounters() {
     }
 
-    /** Buffer drops (switch ports and host NICs) and link drops (random loss, link down) of {@code fabric}. */
+    /**
+     * Buffer drops (switch ports and host NICs) and link drops (random loss, link down) of {@code fabric}.
+     *
+     * @param fabric the fabric
+     * @return {buffer drops, link drops}, packets
+     */
     public static long[] drops(Fabric fabric) {
         long buffer = 0;
         for (SwitchPort sp : fabric.switchPorts()) {
@@ -27,7 +32,12 @@ public final class FabricCounters {
         return new long[] {buffer, link};
     }
 
-    /** CE marks made by the switch ports of {@code fabric}. */
+    /**
+     * CE marks made by the switch ports of {@code fabric}.
+     *
+     * @param fabric the fabric
+     * @return packets marked
+     */
     public static long ecnMarks(Fabric fabric) {
         long n = 0;
         for (SwitchPort sp : fabric.switchPorts()) {

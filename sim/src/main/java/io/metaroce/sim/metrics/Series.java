@@ -26,7 +26,10 @@ public record Series(String name, String title, String xLabel, String yLabel, Li
     /**
      * The fabric plane column {@code column} belongs to, from its name: {@code "path 3 (plane 1)"} (path series),
      * {@code "plane 1"} (per-plane series) or a port or link name such as {@code "p1.leaf0:3"} or
-     * {@code "p1.leaf0>p1.spine2"}; -1 when the name names no plane.
+     * {@code "p1.leaf0>p1.spine2"}.
+     *
+     * @param column index into {@link #columns()}
+     * @return the plane, or -1 when the name names none
      */
     public int plane(int column) {
         Matcher m = PLANE.matcher(columns.get(column));

@@ -13,7 +13,11 @@ public final class Derangement {
 
     /**
      * A uniformly random permutation of {@code 0..n-1} with no fixed point (every host sends to another): Fisher-Yates
-     * shuffles with {@code r} until one has none. {@code n} must be at least 2.
+     * shuffles with {@code r} until one has none.
+     *
+     * @param n the number of hosts, at least 2
+     * @param r the random stream the shuffles draw from
+     * @return {@code p} with {@code p[i] != i} for every i: host i sends to host {@code p[i]}
      */
     public static int[] byReshuffling(int n, SplittableRandom r) {
         int[] p = new int[n];
