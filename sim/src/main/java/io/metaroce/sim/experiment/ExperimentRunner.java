@@ -22,7 +22,8 @@ import java.util.Set;
  * Runs every point of an {@link ExperimentFile} and writes, under the output directory: per point
  * {@code points/NN-label/record.yaml} (the EXPERIMENTS.md record), one CSV and one PNG per series; for the whole
  * experiment {@code records.yaml} (every record, one YAML document each), {@code sweep.csv} (axes and metrics of
- * every point), {@code sweep.png} (the file's {@code plot}) and {@code summary.md}.
+ * every point), {@code sweep.png} (the file's {@code plot}) and {@code summary.md}. The PNGs are drawn by the
+ * {@link Charts} the caller passes (none with {@link Charts#NONE}).
  */
 public final class ExperimentRunner {
     /** Runs one point (the simulator's {@code Experiment::run}). */
@@ -44,8 +45,8 @@ public final class ExperimentRunner {
     }
 
     /**
-     * One point's outcome. Its {@code result().series} name the series written into {@code dir} (one CSV and one
-     * PNG each); their data is in those files, not in memory.
+     * One point's outcome. Its {@code result().series} name the series written into {@code dir} (one CSV each, and
+     * one PNG when the run's {@link Charts} draw); their data is in those files, not in memory.
      */
     public record PointOutcome(int index, String label, Map<String, Object> point, ExperimentSpec spec,
                                RunResult result, List<CheckResult> checks, String verdict, Path dir) {
