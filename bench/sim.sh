@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator benchmark (issue 3 "Performance"): the htsim-comparable scenario of io.metaroce.sim.SimBench, a
+# Simulator benchmark (issue 3 "Performance"): the htsim-comparable scenario of io.metaroce.cli.sim.SimBench, a
 # k-ary fat-tree (k=8: 128 hosts, k=16: 1,024, k=32: 8,192), 1 plane, 100 Gb/s, 1 us links, 4,150 B data and
 # 64 B control packets, 178,450 B buffers, ECN 37-145 KB, a seeded permutation of 2 MB flows, MetaRoCE spraying.
 # Each size runs in its own JVM (so peak RSS is that size's); k=8 after two unmeasured k=8 warm-up runs.
@@ -78,10 +78,11 @@ if ((cold > 0)); then
 fi
 
 if ((build)); then
-  echo "== building core and sim (offline)"
-  ./mvnw -o -q -B -pl sim -am -DskipTests compile
+  echo "== building core, sim and cli (offline)"
+  ./mvnw -o -q -B -pl cli -am -DskipTests compile
 fi
-cp="core/target/classes:sim/target/classes"
+# SimBench lives in the cli module (it is also 'metaroce sim bench'); it needs only core and sim besides
+cp="core/target/classes:sim/target/classes:cli/target/classes"
 
 # Serial GC with packet buffers (4,154 B arrays) allocated straight in the old generation: the pool of packets
 # only grows, so copying buffers through the young generation is pure cost (measured at k=16 on this machine:
@@ -129,7 +130,7 @@ for k in "${runs[@]}"; do
   echo "== ${what[*]}  java $opts"
   log="$(mktemp)"
   # shellcheck disable=SC2086
-  "$java_bin" $opts -cp "$cp" io.metaroce.sim.SimBench "${what[@]}" "${warm[@]}" "${pass_run[@]}" > "$log" 2>&1 || true
+  "$java_bin" $opts -cp "$cp" io.metaroce.cli.sim.SimBench "${what[@]}" "${warm[@]}" "${pass_run[@]}" > "$log" 2>&1 || true
   cat "$log"
   summary+=("$(grep '^RESULT' "$log" || echo "RESULT k=$k failed")")
   rm -f "$log"

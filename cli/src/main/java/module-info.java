@@ -1,5 +1,5 @@
 /** The metaroce command line. */
-@SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2 and the Prometheus client 1.10 have no module descriptor
+@SuppressWarnings("requires-automatic") // HdrHistogram 2.2.2, the Prometheus client 1.10 and JFreeChart 1.5.6 have no module descriptor
 module io.metaroce.cli {
     requires io.metaroce.core;
     requires io.metaroce.testkit;
@@ -15,6 +15,9 @@ module io.metaroce.cli {
     requires io.prometheus.metrics.exporter.httpserver;
     requires jdk.httpserver;
     requires java.net.http;
+    requires java.desktop; // PNG charts (headless)
+    requires org.jfree.jfreechart;
+    requires java.management; // SimBench: peak heap via MemoryPoolMXBean
     opens io.metaroce.cli to info.picocli;
     opens io.metaroce.cli.perf to info.picocli;
     opens io.metaroce.cli.sim to info.picocli;

@@ -1,11 +1,15 @@
 /** Discrete-event fabric simulator driving the real sans-IO MetaRoCE engine over integer picoseconds. */
-@SuppressWarnings("requires-automatic") // JFreeChart 1.5.6 has only an Automatic-Module-Name
 module io.metaroce.sim {
     requires transitive io.metaroce.core;
-    requires java.management; // SimBench: peak heap via MemoryPoolMXBean
-    requires java.desktop; // PNG plots (headless)
     requires org.yaml.snakeyaml;
-    requires org.jfree.jfreechart;
-    exports io.metaroce.sim;
+    exports io.metaroce.sim.event;
+    exports io.metaroce.sim.fabric;
+    exports io.metaroce.sim.topology;
+    exports io.metaroce.sim.transport;
+    exports io.metaroce.sim.roce;
+    exports io.metaroce.sim.workload;
+    exports io.metaroce.sim.control;
+    exports io.metaroce.sim.metrics;
+    exports io.metaroce.sim.run;
     exports io.metaroce.sim.experiment;
 }

@@ -1,9 +1,9 @@
 package io.metaroce.cli;
 
-import io.metaroce.sim.Experiment;
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Units;
+import io.metaroce.sim.event.Units;
+import io.metaroce.sim.run.Experiment;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.Map;
  * 4 planes of 100 Gb/s, 1 us links), a seeded permutation workload, at each loss rate applied to every link. MetaRoCE
  * runs with {@code engine.minRtoNs} 50 us (the fabric's RTT is ~10 us), one QP per host pair spraying over every
  * plane, and verifies every delivered byte; RoCEv2 runs as deployed: PFC on, DCQCN with the ECN thresholds
- * {@link io.metaroce.sim.RoceConfig} pairs it with (Kmin 400 KB, Kmax 1600 KB, Pmax 0.2, as experiments E1 and E4
+ * {@link io.metaroce.sim.roce.RoceConfig} pairs it with (Kmin 400 KB, Kmax 1600 KB, Pmax 0.2, as experiments E1 and E4
  * set them), and one QP per plane per host pair (a host pair's QPs spread over its NICs), since one RoCEv2 QP
  * can only use one path of one plane.
  */

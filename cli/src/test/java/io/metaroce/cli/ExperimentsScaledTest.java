@@ -1,9 +1,10 @@
 package io.metaroce.cli;
 
 import org.junit.jupiter.api.Tag;
-import io.metaroce.sim.Experiment;
+import io.metaroce.cli.sim.JFreeCharts;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
+import io.metaroce.sim.run.Experiment;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +98,7 @@ class ExperimentsScaledTest {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
         ExperimentRunner.Summary s = ExperimentRunner.run(f, true, out, Experiment::run, (i, n, label) -> null,
-                new PrintStream(log, true, StandardCharsets.UTF_8));
+                new PrintStream(log, true, StandardCharsets.UTF_8), new JFreeCharts());
         System.out.printf(Locale.ROOT, "%s scaled: %s, %d points, %.1f s%n", file, s.verdict(), s.points().size(),
                 (System.nanoTime() - t0) / 1e9);
         String context = file + "\n" + log.toString(StandardCharsets.UTF_8);

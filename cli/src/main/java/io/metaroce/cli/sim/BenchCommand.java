@@ -1,6 +1,5 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.SimBench;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Unmatched;
 

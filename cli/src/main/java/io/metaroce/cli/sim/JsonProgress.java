@@ -1,8 +1,8 @@
 package io.metaroce.cli.sim;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import io.metaroce.sim.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentRunner;
+import io.metaroce.sim.run.ProgressListener;
 
 import java.io.IOException;
 import java.io.PrintStream;

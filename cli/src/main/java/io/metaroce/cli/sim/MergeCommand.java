@@ -36,7 +36,7 @@ public final class MergeCommand implements Callable<Integer> {
         ExperimentRunner.Summary s;
         try {
             Path dir = out != null ? out : Path.of("results", "sim", ShardManifest.read(dirs.get(0)).experiment());
-            s = ShardedSweep.merge(dirs, dir);
+            s = ShardedSweep.merge(dirs, dir, new JFreeCharts());
         } catch (IllegalArgumentException | SpecFields.SpecException e) {
             System.err.println("metaroce sim merge: " + e.getMessage());
             return 2;

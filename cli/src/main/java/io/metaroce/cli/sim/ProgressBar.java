@@ -1,6 +1,6 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.ProgressListener;
+import io.metaroce.sim.run.ProgressListener;
 
 import java.io.PrintStream;
 import java.util.Locale;

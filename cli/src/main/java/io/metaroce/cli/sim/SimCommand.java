@@ -1,7 +1,5 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.Experiment;
-import io.metaroce.sim.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
 import io.metaroce.sim.experiment.ExperimentSource;
@@ -9,6 +7,8 @@ import io.metaroce.sim.experiment.Shard;
 import io.metaroce.sim.experiment.ShardManifest;
 import io.metaroce.sim.experiment.ShardedSweep;
 import io.metaroce.sim.experiment.SpecFields;
+import io.metaroce.sim.run.Experiment;
+import io.metaroce.sim.run.ProgressListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -173,7 +173,8 @@ public final class SimCommand implements Runnable {
                 log = sp.log();
             }
             if (slice != null) {
-                ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs);
+                ShardManifest m = ShardedSweep.run(src, scaled, slice, dir, runner, progress, log, jobs,
+                        new JFreeCharts());
                 long errors = m.results().stream().filter(r -> r.metrics().containsKey("error")).count();
                 if (json != null) {
                     json.done(m.experiment(), "ran", m.results().size(), (System.nanoTime() - t0) / 1e9,
@@ -187,7 +188,8 @@ public final class SimCommand implements Runnable {
                         errors == 0 ? "" : ", " + errors + " with errors", dir.toAbsolutePath());
                 return 0; // point errors are the merge's verdict: a batch system must still run the merge
             }
-            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs);
+            ExperimentRunner.Summary s = ExperimentRunner.run(f, scaled, dir, runner, progress, log, jobs,
+                    new JFreeCharts());
             if (json != null) {
                 json.done(s.name(), s.verdict(), s.points().size(), (System.nanoTime() - t0) / 1e9,
                         s.out().toAbsolutePath().toString(), failures(s));

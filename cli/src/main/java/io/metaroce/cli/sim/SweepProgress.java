@@ -1,7 +1,7 @@
 package io.metaroce.cli.sim;
 
-import io.metaroce.sim.ProgressListener;
 import io.metaroce.sim.experiment.ExperimentRunner;
+import io.metaroce.sim.run.ProgressListener;
 
 import java.io.OutputStream;
 import java.io.PrintStream;

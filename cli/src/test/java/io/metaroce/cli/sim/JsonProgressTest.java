@@ -1,7 +1,7 @@
 package io.metaroce.cli.sim;
 
 import com.fasterxml.jackson.jr.ob.JSON;
-import io.metaroce.sim.ProgressListener;
+import io.metaroce.sim.run.ProgressListener;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
+import io.metaroce.sim.run.ExperimentSpec;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -272,15 +272,21 @@ public final class ExperimentFile {
         return new ExperimentFile(defaultName, map(defaultName, m));
     }
 
+    /** The experiment's name (the file's {@code name}, else the file name without extension). */
     public String name() { return name; }
+    /** The claim the experiment tests, in prose (empty when the file has none). */
     public String claim() { return claim; }
+    /** The sweep axes: field name to its values, in file order. */
     public Map<String, List<Object>> sweep() { return sweep; }
+    /** Metrics derived from other points (ratios to a baseline point, scaled values). */
     public List<Derived> derived() { return derived; }
+    /** The acceptance criteria every point is judged by. */
     public List<Criterion> acceptance() { return acceptance; }
     /** The first plot, or null. */
     public PlotSpec plot() { return plots.isEmpty() ? null : plots.get(0); }
     /** Every plot of the file (in order). */
     public List<PlotSpec> plots() { return plots; }
+    /** The {@code scaled} overrides applied with {@code --scaled} (field name to value). */
     public Map<String, Object> scaled() { return scaled; }
 
     /** Replaces (or adds) a sweep axis, e.g. from {@code --sweep key=v1,v2}. */

@@ -1,10 +1,10 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.FaultSpec;
-import io.metaroce.sim.ProgressListener;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
+import io.metaroce.sim.metrics.Series;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.FaultSpec;
+import io.metaroce.sim.run.ProgressListener;
+import io.metaroce.sim.run.RunResult;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -22,18 +22,21 @@ import java.util.Set;
  * Runs every point of an {@link ExperimentFile} and writes, under the output directory: per point
  * {@code points/NN-label/record.yaml} (the EXPERIMENTS.md record), one CSV and one PNG per series; for the whole
  * experiment {@code records.yaml} (every record, one YAML document each), {@code sweep.csv} (axes and metrics of
- * every point), {@code sweep.png} (the file's {@code plot}) and {@code summary.md}.
+ * every point), {@code sweep.png} (the file's {@code plot}) and {@code summary.md}. The PNGs are drawn by the
+ * {@link Charts} the caller passes (none with {@link Charts#NONE}).
  */
 public final class ExperimentRunner {
     /** Runs one point (the simulator's {@code Experiment::run}). */
     @FunctionalInterface
     public interface PointRunner {
+        /** Runs {@code spec}, reporting to {@code progress} (may be null); returns its metrics and series. */
         RunResult run(ExperimentSpec spec, ProgressListener progress);
     }
 
     /** Makes the progress display of one point, given its index, the number of points and its label. */
     @FunctionalInterface
     public interface ProgressFactory {
+        /** The listener of point {@code index} (0-based) of {@code count}; null for none. */
         ProgressListener forPoint(int index, int count, String label);
     }
 
@@ -42,8 +45,8 @@ public final class ExperimentRunner {
     }
 
     /**
-     * One point's outcome. Its {@code result().series} name the series written into {@code dir} (one CSV and one
-     * PNG each); their data is in those files, not in memory.
+     * One point's outcome. Its {@code result().series} name the series written into {@code dir} (one CSV each, and
+     * one PNG when the run's {@link Charts} draw); their data is in those files, not in memory.
      */
     public record PointOutcome(int index, String label, Map<String, Object> point, ExperimentSpec spec,
                                RunResult result, List<CheckResult> checks, String verdict, Path dir) {
@@ -57,30 +60,34 @@ public final class ExperimentRunner {
     }
 
     /**
-     * Runs {@code file} (scaled down when {@code scaled}), one point after another, writing into {@code out} and a
-     * line per point to {@code log}.
+     * Runs {@code file} (scaled down when {@code scaled}), one point after another, writing into {@code out} (the
+     * PNG charts drawn by {@code charts}) and a line per point to {@code log}.
+     *
+     * @throws IOException when a file cannot be written
      */
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
-                              ProgressFactory progress, PrintStream log) throws IOException {
-        return run(file, scaled, out, runner, progress, log, 1);
+                              ProgressFactory progress, PrintStream log, Charts charts) throws IOException {
+        return run(file, scaled, out, runner, progress, log, 1, charts);
     }
 
     /**
      * Runs {@code file} with up to {@code jobs} points at once. The records are those of a serial run (each point
      * is its own world with its own seed) apart from the wall-clock metrics; {@code runner} and {@code progress}
-     * are called from several threads when {@code jobs > 1}.
+     * are called from several threads when {@code jobs > 1}, and so is {@code charts}.
+     *
+     * @throws IOException when a file cannot be written
      */
     public static Summary run(ExperimentFile file, boolean scaled, Path out, PointRunner runner,
-                              ProgressFactory progress, PrintStream log, int jobs) throws IOException {
+                              ProgressFactory progress, PrintStream log, int jobs, Charts charts) throws IOException {
         Files.createDirectories(out);
         deleteTree(out.resolve("points")); // points of an earlier run would mix with these
-        List<PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log)
+        List<PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log, charts)
                 .run(Shard.ALL, jobs);
-        return finish(file, scaled, out, outcomes);
+        return finish(file, scaled, out, outcomes, charts);
     }
 
     /** Derived metrics, acceptance and the experiment's files, from every point's outcome (in point order). */
-    static Summary finish(ExperimentFile file, boolean scaled, Path out, List<PointOutcome> outcomes)
+    static Summary finish(ExperimentFile file, boolean scaled, Path out, List<PointOutcome> outcomes, Charts charts)
             throws IOException {
         addDerived(file, outcomes);
         List<PointOutcome> judged = new ArrayList<>();
@@ -90,7 +97,7 @@ public final class ExperimentRunner {
         String verdict = judged.stream().anyMatch(o -> o.verdict().equals("fail") || o.verdict().equals("error"))
                 ? "fail" : "pass";
         Summary summary = new Summary(file.name(), judged, verdict, out);
-        write(file, summary, scaled);
+        write(file, summary, scaled, charts);
         return summary;
     }
 
@@ -131,7 +138,7 @@ public final class ExperimentRunner {
 
     static String format(Object v) {
         if (v instanceof Double d) {
-            return Plots.brief(d);
+            return Csv.brief(d);
         }
         return String.valueOf(v);
     }
@@ -235,7 +242,8 @@ public final class ExperimentRunner {
         return new ExperimentRecord(exp, o.result().metrics, checks, o.verdict(), files);
     }
 
-    private static void write(ExperimentFile file, Summary summary, boolean scaled) throws IOException {
+    private static void write(ExperimentFile file, Summary summary, boolean scaled, Charts charts)
+            throws IOException {
         List<ExperimentRecord> all = new ArrayList<>();
         for (PointOutcome o : summary.points()) {
             ExperimentRecord rec = record(file, o, scaled);
@@ -243,12 +251,12 @@ public final class ExperimentRunner {
             rec.write(o.dir().resolve("record.yaml"));
         }
         ExperimentRecord.writeAll(summary.out().resolve("records.yaml"), all);
-        List<String> pngs = writeSweep(file, summary);
+        List<String> pngs = writeSweep(file, summary, charts);
         Files.writeString(summary.out().resolve("summary.md"), markdown(file, summary, pngs));
     }
 
     /** Writes sweep.csv and the plots; returns the PNG names. */
-    private static List<String> writeSweep(ExperimentFile file, Summary summary) throws IOException {
+    private static List<String> writeSweep(ExperimentFile file, Summary summary, Charts charts) throws IOException {
         Set<String> axes = new LinkedHashSet<>(file.sweep().keySet());
         Set<String> metrics = new LinkedHashSet<>();
         for (PointOutcome o : summary.points()) {
@@ -272,8 +280,8 @@ public final class ExperimentRunner {
             row.add(o.verdict());
             rows.add(row);
         }
-        Plots.table(header, rows, summary.out().resolve("sweep.csv"));
-        return SweepPlots.write(file, summary.points(), summary.out());
+        Csv.table(header, rows, summary.out().resolve("sweep.csv"));
+        return SweepPlots.write(file, summary.points(), summary.out(), charts);
     }
 
     /** The summary page: claim, a table of points with headline metrics, checks and verdicts. */

@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.FaultSpec;
+import io.metaroce.sim.run.FaultSpec;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,7 +49,7 @@ public final class FaultWindows {
                         return same;
                     });
                     if (f.loss > 0) {
-                        open.put(String.format(Locale.ROOT, "loss %s on %s", Plots.brief(f.loss), where),
+                        open.put(String.format(Locale.ROOT, "loss %s on %s", Csv.brief(f.loss), where),
                                 new long[] {f.atPs});
                     }
                 }

@@ -126,6 +126,6 @@ final class NcclTables {
 
     private static String percent(Object v) {
         double d = number(v);
-        return Double.isNaN(d) ? "-" : Plots.brief(d * 100) + "%";
+        return Double.isNaN(d) ? "-" : Csv.brief(d * 100) + "%";
     }
 }

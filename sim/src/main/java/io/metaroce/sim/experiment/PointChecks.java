@@ -1,8 +1,8 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.FabricConfig;
-import io.metaroce.sim.WorkloadSpec;
+import io.metaroce.sim.fabric.FabricConfig;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.workload.WorkloadSpec;
 
 import java.util.Locale;
 

@@ -1,8 +1,8 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
+import io.metaroce.sim.metrics.Series;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -35,15 +35,17 @@ final class PointExecutor {
     private final ExperimentRunner.PointRunner runner;
     private final ExperimentRunner.ProgressFactory progress;
     private final PrintStream log;
+    private final Charts charts;
 
     PointExecutor(ExperimentFile file, boolean scaled, Path out, ExperimentRunner.PointRunner runner,
-                  ExperimentRunner.ProgressFactory progress, PrintStream log) {
+                  ExperimentRunner.ProgressFactory progress, PrintStream log, Charts charts) {
         this.file = file;
         this.scaled = scaled;
         this.out = out;
         this.runner = runner;
         this.progress = progress;
         this.log = log;
+        this.charts = charts;
     }
 
     /** The directory of point {@code index} (0-based) with {@code label} under {@code out}. */
@@ -123,7 +125,7 @@ final class PointExecutor {
             error = e.getMessage();
         }
         try {
-            writeSeries(r, p.dir(), file.name() + "  " + p.label(), FaultWindows.of(p.spec().faults));
+            writeSeries(r, p.dir(), charts, file.name() + "  " + p.label(), FaultWindows.of(p.spec().faults));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -139,13 +141,13 @@ final class PointExecutor {
     }
 
     /** Writes the series of {@code r} into {@code dir}, then keeps only their names and labels. */
-    private static void writeSeries(RunResult r, Path dir, String subtitle, List<FaultWindows.Window> faults)
+    private static void writeSeries(RunResult r, Path dir, Charts charts, String subtitle, List<FaultWindows.Window> faults)
             throws IOException {
         Files.createDirectories(dir);
         for (int i = 0; i < r.series.size(); i++) {
             Series s = r.series.get(i);
-            Plots.csv(s, dir.resolve(s.name() + ".csv"));
-            Plots.png(s, dir.resolve(s.name() + ".png"), false, false, subtitle, faults);
+            Csv.series(s, dir.resolve(s.name() + ".csv"));
+            charts.line(s, dir.resolve(s.name() + ".png"), false, false, subtitle, faults);
             r.series.set(i, nameOnly(s.name()));
         }
     }

@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.RunResult;
+import io.metaroce.sim.run.RunResult;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,12 +30,12 @@ public final class ShardedSweep {
      */
     public static ShardManifest run(ExperimentSource source, boolean scaled, Shard shard, Path out,
                                     ExperimentRunner.PointRunner runner, ExperimentRunner.ProgressFactory progress,
-                                    PrintStream log, int jobs) throws IOException {
+                                    PrintStream log, int jobs, Charts charts) throws IOException {
         ExperimentFile file = source.load();
         Files.createDirectories(out);
         Files.deleteIfExists(out.resolve(ShardManifest.FILE)); // no stale manifest if this run dies
         ExperimentRunner.deleteTree(out.resolve("points"));
-        List<ExperimentRunner.PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log)
+        List<ExperimentRunner.PointOutcome> outcomes = new PointExecutor(file, scaled, out, runner, progress, log, charts)
                 .run(shard, jobs);
         List<ShardManifest.PointResult> results = new ArrayList<>();
         for (ExperimentRunner.PointOutcome o : outcomes) {
@@ -53,7 +53,7 @@ public final class ShardedSweep {
      *
      * @throws IllegalArgumentException with a one-line message when the shards do not form one complete sweep
      */
-    public static ExperimentRunner.Summary merge(List<Path> dirs, Path out) throws IOException {
+    public static ExperimentRunner.Summary merge(List<Path> dirs, Path out, Charts charts) throws IOException {
         if (dirs.isEmpty()) {
             throw new IllegalArgumentException("give the shard directories to merge");
         }
@@ -113,7 +113,7 @@ public final class ShardedSweep {
             }
             all.add(outcomes[i]);
         }
-        return ExperimentRunner.finish(file, first.scaled(), out, all);
+        return ExperimentRunner.finish(file, first.scaled(), out, all, charts);
     }
 
     private static void checkSameSweep(ShardManifest a, Path da, ShardManifest b, Path db) {
@@ -156,12 +156,14 @@ public final class ShardedSweep {
         Path from = shardDir.resolve("points").resolve(r.dir());
         Files.createDirectories(dir);
         for (String s : r.series()) {
-            for (String ext : List.of(".csv", ".png")) {
-                Path f = from.resolve(s + ext);
-                if (!Files.isRegularFile(f)) {
-                    throw new IllegalArgumentException(shardDir + ": " + f + " is missing");
-                }
-                Files.copy(f, dir.resolve(s + ext), StandardCopyOption.REPLACE_EXISTING);
+            Path csv = from.resolve(s + ".csv");
+            if (!Files.isRegularFile(csv)) {
+                throw new IllegalArgumentException(shardDir + ": " + csv + " is missing");
+            }
+            Files.copy(csv, dir.resolve(s + ".csv"), StandardCopyOption.REPLACE_EXISTING);
+            Path png = from.resolve(s + ".png"); // none when the shard ran without charts (Charts.NONE)
+            if (Files.isRegularFile(png)) {
+                Files.copy(png, dir.resolve(s + ".png"), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         RunResult result = new RunResult();

@@ -1,8 +1,8 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
 import io.metaroce.core.unit.Quantity;
-import io.metaroce.sim.FaultSpec;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.FaultSpec;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;

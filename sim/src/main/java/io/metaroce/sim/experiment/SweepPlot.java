@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.Series;
+import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -24,7 +24,7 @@ final class SweepPlot {
 
     /** Draws plot {@code p} of {@code points} into {@code png} as a grid or bar chart. */
     static void write(ExperimentFile file, ExperimentFile.PlotSpec p, List<ExperimentRunner.PointOutcome> points,
-                      Path png) throws IOException {
+                      Path png, Charts charts) throws IOException {
         List<String> rows = p.separate() ? p.y() : List.of(String.join(", ", p.y()));
         List<Object> panels = new ArrayList<>();
         if (p.panels() != null) {
@@ -34,33 +34,33 @@ final class SweepPlot {
         } else {
             panels.add(null);
         }
-        List<List<Plots.Cell>> grid = new ArrayList<>();
+        List<List<Charts.Cell>> grid = new ArrayList<>();
         for (int r = 0; r < rows.size(); r++) {
             List<String> ys = p.separate() ? List.of(p.y().get(r)) : p.y();
-            List<Plots.Cell> row = new ArrayList<>();
+            List<Charts.Cell> row = new ArrayList<>();
             for (Object panel : panels) {
                 List<ExperimentRunner.PointOutcome> in = points.stream()
                         .filter(o -> panel == null || panel.equals(ExperimentRunner.value(o, p.panels()))).toList();
                 String title = file.name() + ": " + String.join(", ", ys)
                         + (p.bars() ? " by " : " vs ") + ExperimentRunner.shortKey(p.x())
                         + (panel == null ? "" : ", " + ExperimentRunner.shortKey(p.panels()) + " = " + panel);
-                row.add(p.bars() ? bars(file, p, ys, in, title) : new Plots.Cell(lines(file, p, ys, in, title), null));
+                row.add(p.bars() ? bars(file, p, ys, in, title) : new Charts.Cell(lines(file, p, ys, in, title), null));
             }
             grid.add(row);
         }
         if (panels.size() == 1 && grid.size() > 2) { // a single column of charts: two side by side instead
-            List<List<Plots.Cell>> two = new ArrayList<>();
+            List<List<Charts.Cell>> two = new ArrayList<>();
             for (int r = 0; r < grid.size(); r += 2) {
-                List<Plots.Cell> row = new ArrayList<>(grid.get(r));
+                List<Charts.Cell> row = new ArrayList<>(grid.get(r));
                 row.add(r + 1 < grid.size() ? grid.get(r + 1).get(0) : null);
                 two.add(row);
             }
             grid = two;
         }
         if (grid.size() == 1 && grid.get(0).size() == 1 && !p.bars()) {
-            Plots.png(grid.get(0).get(0).series(), png, true, p.logX());
+            charts.line(grid.get(0).get(0).series(), png, true, p.logX(), null, List.of());
         } else {
-            Plots.grid(grid, png, p.logX());
+            charts.grid(grid, png, p.logX());
         }
     }
 
@@ -122,7 +122,7 @@ final class SweepPlot {
     }
 
     /** Bars: categories are the values of x in sweep order, one bar series per (series value, other axes). */
-    private static Plots.Cell bars(ExperimentFile file, ExperimentFile.PlotSpec p, List<String> ys,
+    private static Charts.Cell bars(ExperimentFile file, ExperimentFile.PlotSpec p, List<String> ys,
                                List<ExperimentRunner.PointOutcome> points, String title) {
         List<String> categories = new ArrayList<>();
         Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
@@ -146,6 +146,6 @@ final class SweepPlot {
                 y[c][i] = bars.get(cols.get(c)).getOrDefault(categories.get(i), Double.NaN);
             }
         }
-        return new Plots.Cell(new Series("sweep", title, p.x(), String.join(", ", ys), cols, x, y), categories);
+        return new Charts.Cell(new Series("sweep", title, p.x(), String.join(", ", ys), cols, x, y), categories);
     }
 }

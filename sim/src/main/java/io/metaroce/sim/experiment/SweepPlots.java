@@ -1,7 +1,7 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.Series;
 import io.metaroce.sim.experiment.ExperimentRunner.PointOutcome;
+import io.metaroce.sim.metrics.Series;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -23,7 +23,8 @@ final class SweepPlots {
     }
 
     /** Draws every plot of {@code file} into {@code out}; returns the PNG file names in order. */
-    static List<String> write(ExperimentFile file, List<PointOutcome> points, Path out) throws IOException {
+    static List<String> write(ExperimentFile file, List<PointOutcome> points, Path out, Charts charts)
+            throws IOException {
         List<String> written = new ArrayList<>();
         if (points.size() < 2) {
             return written;
@@ -45,9 +46,9 @@ final class SweepPlots {
                 String fileName = (e.getKey().isEmpty() ? base : base + "-" + e.getKey().replaceAll("[^A-Za-z0-9.]+",
                         "-")) + ".png";
                 if (p.gridded()) {
-                    SweepPlot.write(file, p, e.getValue(), out.resolve(fileName)); // bars, panels, a chart per metric
+                    SweepPlot.write(file, p, e.getValue(), out.resolve(fileName), charts); // bars, panels, a chart per metric
                     written.add(fileName);
-                } else if (chart(file, p, e.getKey(), e.getValue(), out.resolve(fileName))) {
+                } else if (chart(file, p, e.getKey(), e.getValue(), out.resolve(fileName), charts)) {
                     written.add(fileName);
                 }
             }
@@ -67,7 +68,7 @@ final class SweepPlots {
     }
 
     private static boolean chart(ExperimentFile file, ExperimentFile.PlotSpec p, String facet,
-                                 List<PointOutcome> points, Path png) throws IOException {
+                                 List<PointOutcome> points, Path png, Charts charts) throws IOException {
         Map<String, List<double[]>> lines = new LinkedHashMap<>();
         for (PointOutcome o : points) {
             Object xv = ExperimentRunner.value(o, p.x());
@@ -124,14 +125,15 @@ final class SweepPlots {
             e2e /= lines.get(keys.get(c)).size();
             // every line names the end-to-end loss it saw (the mean measured over its points)
             cols.add(Double.isNaN(e2e) || p.x().equals("loss_e2e_rate") ? keys.get(c)
-                    : keys.get(c) + " (e2e loss " + Plots.brief(e2e * 100) + "%)");
+                    : keys.get(c) + " (e2e loss " + Csv.brief(e2e * 100) + "%)");
         }
         List<String> filter = new ArrayList<>();
         p.when().forEach((k, v) -> filter.add(ExperimentRunner.shortKey(k) + "=" + v));
         String title = file.name() + ": " + String.join(", ", p.y()) + " vs " + ExperimentRunner.shortKey(p.x())
                 + (facet.isEmpty() ? "" : " (" + facet + ")") + (filter.isEmpty() ? "" : " at " + String.join(" ",
                 filter));
-        Plots.png(new Series("sweep", title, p.x(), String.join(", ", p.y()), cols, x, y), png, true, p.logX());
+        charts.line(new Series("sweep", title, p.x(), String.join(", ", p.y()), cols, x, y), png, true, p.logX(), null,
+                List.of());
         return true;
     }
 }

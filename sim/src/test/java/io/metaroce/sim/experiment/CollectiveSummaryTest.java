@@ -1,7 +1,7 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,7 +73,7 @@ class CollectiveSummaryTest {
         assertEquals(12, f.points().size(), "16 in the product, the 4 lossless per-link points skipped");
         ExperimentRunner.Summary s = ExperimentRunner.run(f, false, out, (spec, p) -> fake(spec),
                 (i, n, label) -> (now, limit, ev, w) -> { },
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), new RecordingCharts());
         assertEquals("pass", s.verdict(), "per-link points compare with the end-to-end lossless baseline");
         String md = Files.readString(out.resolve("summary.md"));
         assertTrue(md.contains("## nccl-tests tables"), md);

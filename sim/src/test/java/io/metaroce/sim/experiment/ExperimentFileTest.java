@@ -1,9 +1,9 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
-import io.metaroce.sim.Units;
+import io.metaroce.sim.event.Units;
+import io.metaroce.sim.metrics.Series;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -78,7 +77,7 @@ class ExperimentFileTest {
         assertEquals(6, f.points().size());
         assertEquals(0.1, f.spec(f.points().get(2), false).fabric.linkLoss, 1e-12);
         assertEquals(64L << 20, f.spec(f.points().get(3), false).fabric.bufferBytes); // rocev2 point
-        assertEquals(new io.metaroce.sim.FabricConfig().bufferBytes, f.spec(f.points().get(0), false).fabric.bufferBytes);
+        assertEquals(new io.metaroce.sim.fabric.FabricConfig().bufferBytes, f.spec(f.points().get(0), false).fabric.bufferBytes);
     }
 
     @Test
@@ -104,8 +103,10 @@ class ExperimentFileTest {
     void runWritesRecordsSweepAndVerdicts(@TempDir Path out) throws Exception {
         ExperimentFile f = ExperimentFile.parse("x", YAML);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
+        RecordingCharts charts = new RecordingCharts();
         ExperimentRunner.Summary sum = ExperimentRunner.run(f, true, out, (spec, p) -> fake(spec),
-                (i, n, label) -> (now, limit, ev, wall) -> { }, new PrintStream(log, true, StandardCharsets.UTF_8));
+                (i, n, label) -> (now, limit, ev, wall) -> { }, new PrintStream(log, true, StandardCharsets.UTF_8),
+                charts);
         assertEquals(6, sum.points().size());
         // metaroce at 1%: ratio 0.99 >= 0.9 pass; rocev2 at 10%: ratio 0.2 < 0.5 fail
         assertEquals("fail", sum.points().get(1).verdict()); // drops 10 > 0.2 * 4 hosts
@@ -131,8 +132,11 @@ class ExperimentFileTest {
         List<String> sweep = Files.readAllLines(out.resolve("sweep.csv"));
         assertEquals(7, sweep.size());
         assertTrue(sweep.get(0).startsWith("transport,fabric.linkLoss,goodput_gbps"), sweep.get(0));
-        byte[] png = Files.readAllBytes(out.resolve("sweep.png"));
-        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, java.util.Arrays.copyOf(png, 4));
+        assertTrue(Files.readString(out.resolve("sweep.png")).startsWith("line t-loss: "),
+                Files.readString(out.resolve("sweep.png")));
+        // every point's series drawn with the experiment and point under the title
+        assertTrue(charts.calls().stream().anyMatch(c -> c.startsWith("goodput.png: line goodput over time | all | t-loss  ")),
+                charts.calls().toString());
         assertTrue(Files.exists(sum.points().get(0).dir().resolve("goodput.png")));
         assertEquals("time (us),all", Files.readAllLines(sum.points().get(0).dir().resolve("goodput.csv")).get(0));
         String md = Files.readString(out.resolve("summary.md"));

@@ -1,6 +1,6 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.FabricConfig;
+import io.metaroce.sim.fabric.FabricConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.metaroce.sim.experiment;
 
-import io.metaroce.sim.ExperimentSpec;
-import io.metaroce.sim.RunResult;
-import io.metaroce.sim.Series;
+import io.metaroce.sim.metrics.Series;
+import io.metaroce.sim.run.ExperimentSpec;
+import io.metaroce.sim.run.RunResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,14 +77,15 @@ class ShardedSweepTest {
 
     private static ExperimentRunner.Summary single(Path out, int jobs) throws IOException {
         return ExperimentRunner.run(source(YAML).load(), false, out, (spec, p) -> fake(spec), NO_PROGRESS, quiet(),
-                jobs);
+                jobs, new RecordingCharts());
     }
 
     private static List<Path> shards(Path root, ExperimentSource src, int n, int jobs) throws IOException {
         List<Path> dirs = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
             Path d = root.resolve("shard-" + i);
-            ShardedSweep.run(src, false, new Shard(i, n), d, (spec, p) -> fake(spec), NO_PROGRESS, quiet(), jobs);
+            ShardedSweep.run(src, false, new Shard(i, n), d, (spec, p) -> fake(spec), NO_PROGRESS, quiet(), jobs,
+                    new RecordingCharts());
             dirs.add(d);
         }
         return dirs;
@@ -133,7 +134,7 @@ class ShardedSweepTest {
         List<Path> dirs = shards(tmp, source(YAML), 4, 2);
         // any order of the shard directories
         ExperimentRunner.Summary merged = ShardedSweep.merge(List.of(dirs.get(2), dirs.get(0), dirs.get(3),
-                dirs.get(1)), tmp.resolve("merged"));
+                dirs.get(1)), tmp.resolve("merged"), new RecordingCharts());
         assertEquals(10, merged.points().size());
         assertEquals("fail", merged.verdict()); // rocev2 drops >= 40 at 5% and 10%
         assertSameTree(tmp.resolve("single"), tmp.resolve("merged"));
@@ -146,10 +147,10 @@ class ShardedSweepTest {
     void moreShardsThanPointsLeaveEmptyShardsThatStillMerge(@TempDir Path tmp) throws IOException {
         String one = YAML.replace("[0, 0.001, 1%, 0.05, 0.1]", "[0]");
         ExperimentRunner.run(source(one).load(), false, tmp.resolve("single"), (spec, p) -> fake(spec), NO_PROGRESS,
-                quiet(), 1);
+                quiet(), 1, new RecordingCharts());
         List<Path> dirs = shards(tmp.resolve("s"), source(one), 3, 1);
         assertEquals(0, ShardManifest.read(dirs.get(2)).results().size());
-        ShardedSweep.merge(dirs, tmp.resolve("merged"));
+        ShardedSweep.merge(dirs, tmp.resolve("merged"), new RecordingCharts());
         assertSameTree(tmp.resolve("single"), tmp.resolve("merged"));
     }
 
@@ -175,7 +176,8 @@ class ShardedSweepTest {
     }
 
     private static void assertMessage(String expected, List<Path> dirs, Path out) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ShardedSweep.merge(dirs, out));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ShardedSweep.merge(dirs, out,
+                new RecordingCharts()));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
     }

@@ -1,0 +1,384 @@
+package io.metaroce.sim.fabric;
+
+import io.metaroce.core.wire.Ecn;
+import io.metaroce.sim.event.EventHandler;
+import io.metaroce.sim.event.EventLoop;
+import io.metaroce.sim.event.Units;
+import java.util.SplittableRandom;
+
+/**
+ * An output queue feeding one {@link Link}: finite buffer in bytes, drop-tail, and RED-style ECN marking of
+ * ECT packets on the instantaneous queue (no marking below kmin, linear to pmax at kmax, always above kmax).
+ * Serializes one packet at a time at the link's rate. Sizes are wire sizes: the datagram plus a configured
+ * overhead, or a fixed size for control packets.
+ *
+ * <p>Without PFC the port costs no event of its own: a FIFO at a constant rate knows at enqueue time when each
+ * packet's last bit leaves ({@code max(now, previous departure) + serialization}), so the packet is handed to
+ * the link at once with that departure time and the port keeps only (departure, size) pairs, dropping those
+ * already departed whenever it looks at its queue. The queue a packet sees on arrival (drop-tail, ECN) is
+ * exactly the one of a port that serializes packet by packet; one event per hop is saved (htsim's queue and
+ * pipe cost two).
+ *
+ * <p>PFC: with {@link #setPfc} on, the port serializes packet by packet with one pending event (the end of the
+ * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
+ * scheduled on this port one link delay after the receiver decided); a paused port finishes the packet it is
+ * serializing, then holds until {@link #PFC_RESUME resumed}. Pauses and paused time are counted.
+ *
+ * <p>ECN at dequeue ({@link #setEcnAtDequeue}): the mark is decided on the queue left behind a packet when its
+ * last bit leaves (what a switch marking at dequeue sees; it signals congestion one queueing delay sooner than
+ * the queue found on arrival). The port then serializes packet by packet, as with PFC.
+ */
+public final class SwitchPort implements EventHandler {
+    /** Event argument: the current transmission ended. */
+    static final long TX_DONE = 0;
+    /** Event argument: a PFC XOFF from the far end arrives. */
+    public static final long PFC_PAUSE = 1;
+    /** Event argument: a PFC XON from the far end arrives. */
+    static final long PFC_RESUME = 2;
+    private static final int INITIAL_RING = 16;
+    /** Datagram bytes a trimmed packet keeps: the transport's headers. */
+    public static final int TRIM_BYTES = 64;
+
+    private final EventLoop loop;
+    private final PacketPool pool;
+    private final Link link;
+    private final SplittableRandom rng;
+    private final long psPerByteFixed;
+    private final long bufferBytes;
+    private final long kminBytes;
+    private final long kmaxBytes;
+    private final double pmax;
+    private int wireOverhead;
+    private int controlWire;
+    private Switch owner;
+
+    private boolean pfc;
+    private boolean ecnAtDequeue;
+    private boolean trimming;
+    private boolean serial; // packet by packet with an event per transmission: PFC, ECN at dequeue or trimming
+    private int[] prio = new int[0]; // trimmed packets' ids (trimming only), served first
+    private int[] prioLengths = new int[0];
+    private int prioHead;
+    private int prioCount;
+    private long prioBytes;
+    private boolean txPrio; // the packet being serialized is the priority queue's head
+    private long trimmed;
+    /**
+     * The queue, two words per packet in one array (one cache line holds four packets): [2j] the departure time
+     * (without serial mode) or the packet id (serial mode), [2j + 1] its wire size (a transmission touches no
+     * packet). A ring of {@code slots.length / 2} entries, a power of two.
+     */
+    private long[] slots = new long[2 * INITIAL_RING];
+    private long lastDepartPs;
+    private int head;
+    private int count;
+    private long queuedBytes;
+    private boolean busy;
+    private boolean paused;
+    private long pausedSincePs;
+
+    private long enqueued;
+    private long dropped;
+    private long droppedData;
+    private long marked;
+    private long maxQueuedBytes;
+    private long pfcPauses;
+    private long pfcPausedPs;
+
+    /**
+     * A port sending on {@code link}, with {@code bufferBytes} of buffer and ECN thresholds (set kmin &lt; 0 or
+     * pmax = 0 to disable marking).
+     */
+    public SwitchPort(EventLoop loop, PacketPool pool, Link link, long bufferBytes, long kminBytes, long kmaxBytes,
+                      double pmax, SplittableRandom rng) {
+        this.loop = loop;
+        this.pool = pool;
+        this.link = link;
+        this.bufferBytes = bufferBytes;
+        this.kminBytes = kminBytes;
+        this.kmaxBytes = Math.max(kmaxBytes, kminBytes + 1);
+        this.pmax = pmax;
+        this.rng = rng;
+        this.psPerByteFixed = Units.psPerByteFixed(link.rateBps());
+        link.setSource(this);
+    }
+
+    /**
+     * Sets the wire size accounting: {@code overhead} bytes added to every datagram, and a fixed
+     * {@code controlBytes} for non-data packets (0 = datagram + overhead).
+     */
+    public void setWireSize(int overhead, int controlBytes) {
+        this.wireOverhead = overhead;
+        this.controlWire = controlBytes;
+    }
+
+    /** Bytes {@code p} occupies on the wire and in buffers. */
+    public int wireLength(Packet p) {
+        int w = !p.data && controlWire > 0 ? controlWire : p.length + wireOverhead;
+        return Math.max(1, w);
+    }
+
+    /**
+     * Serializes packet by packet with an event per transmission, so that the far end can pause the port
+     * (needed for PFC; off by default, when departures are computed at enqueue time). Set before traffic.
+     */
+    public void setPfc(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("PFC mode changes only on an empty port");
+        }
+        this.pfc = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+    }
+
+    /**
+     * Decides ECN marks on the queue behind a packet as it leaves ({@code true}) instead of the queue it finds on
+     * arrival ({@code false}, the default). Set before traffic.
+     */
+    public void setEcnAtDequeue(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("the ECN marking point changes only on an empty port");
+        }
+        this.ecnAtDequeue = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+    }
+
+    /** Trims data packets the buffer cannot take instead of dropping them (see the class comment). */
+    public void setTrimming(boolean on) {
+        if (count > 0) {
+            throw new IllegalStateException("trimming changes only on an empty port");
+        }
+        this.trimming = on;
+        this.serial = pfc || ecnAtDequeue || trimming;
+        if (on && prio.length == 0) {
+            prio = new int[INITIAL_RING];
+            prioLengths = new int[INITIAL_RING];
+        }
+    }
+
+    /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
+    void setOwner(Switch sw) {
+        this.owner = sw;
+    }
+
+    /** The link the port transmits on. */
+    public Link link() { return link; }
+    /** Bytes queued now, including the packet being serialized. */
+    public long queuedBytes() {
+        settle();
+        return queuedBytes;
+    }
+    /** Deepest queue seen, bytes. */
+    public long maxQueuedBytes() { return maxQueuedBytes; }
+    /** Packets taken into the queue. */
+    public long enqueued() { return enqueued; }
+    /** Packets dropped because the buffer was full. */
+    public long dropped() { return dropped; }
+    /** Data packets dropped because the buffer was full. */
+    public long droppedData() { return droppedData; }
+    /** Packets marked CE. */
+    public long ecnMarked() { return marked; }
+    /** Data packets trimmed to their headers instead of dropped. */
+    public long trimmed() { return trimmed; }
+    /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
+    public long pfcPauses() { return pfcPauses; }
+    /** PFC: total virtual time this port spent paused; 0 without PFC. */
+    public long pfcPausedPs() { return paused ? pfcPausedPs + loop.nowPs() - pausedSincePs : pfcPausedPs; }
+    /** PFC: true while paused. */
+    public boolean isPaused() { return paused; }
+    /** Packets waiting (including the one being serialized). */
+    public int queuedPackets() {
+        settle();
+        return count;
+    }
+
+    /** Without PFC: forgets the packets whose last bit has left by now. */
+    private void settle() {
+        if (serial) {
+            return;
+        }
+        if (count == 0) {
+            return;
+        }
+        long now = loop.nowPs();
+        int mask = (slots.length >>> 1) - 1;
+        if (lastDepartPs <= now) { // everything has left (the usual case on a lightly loaded port): no array read
+            head = (head + count) & mask;
+            count = 0;
+            queuedBytes = 0;
+            return;
+        }
+        long[] s = slots;
+        while (s[2 * head] <= now) { // the last packet is still there, so the loop stops before the queue empties
+            queuedBytes -= s[2 * head + 1];
+            head = (head + 1) & mask;
+            count--;
+        }
+    }
+
+    /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
+    public void enqueue(Packet p) {
+        settle();
+        long q = queuedBytes;
+        int wire = wireLength(p);
+        if (q + wire > bufferBytes) {
+            if (trimming && p.data && !p.trimmed && trim(p)) {
+                return;
+            }
+            dropped++;
+            if (p.data) {
+                droppedData++;
+            }
+            pool.release(p);
+            return;
+        }
+        if (!ecnAtDequeue) {
+            mark(p, q);
+        }
+        enqueued++;
+        queuedBytes = q + wire;
+        if (queuedBytes > maxQueuedBytes) {
+            maxQueuedBytes = queuedBytes;
+        }
+        if (count == slots.length >>> 1) {
+            grow();
+        }
+        long[] s = slots;
+        int tail = (head + count) & ((s.length >>> 1) - 1);
+        s[2 * tail + 1] = wire;
+        count++;
+        if (!serial) {
+            long now = loop.nowPs();
+            long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
+            lastDepartPs = depart;
+            s[2 * tail] = depart;
+            link.send(p, wire, depart);
+            return;
+        }
+        s[2 * tail] = p.id;
+        if (owner != null) {
+            owner.buffered(p.inPort, wire);
+        }
+        if (!busy && !paused) {
+            startNext();
+        }
+    }
+
+    /** Cuts {@code p} to its headers into the priority queue; false when that queue is full too. */
+    private boolean trim(Packet p) {
+        int length = p.length;
+        p.length = Math.min(length, TRIM_BYTES);
+        int wire = wireLength(p);
+        if (prioBytes + wire > bufferBytes / 8) {
+            p.length = length;
+            return false;
+        }
+        p.trimmed = true;
+        trimmed++;
+        if (prioCount == prio.length) {
+            int n = prio.length;
+            int[] r = new int[n * 2];
+            int[] l = new int[n * 2];
+            for (int i = 0; i < prioCount; i++) {
+                r[i] = prio[(prioHead + i) & (n - 1)];
+                l[i] = prioLengths[(prioHead + i) & (n - 1)];
+            }
+            prio = r;
+            prioLengths = l;
+            prioHead = 0;
+        }
+        int tail = (prioHead + prioCount) & (prio.length - 1);
+        prio[tail] = p.id;
+        prioLengths[tail] = wire;
+        prioCount++;
+        prioBytes += wire;
+        if (owner != null) {
+            owner.buffered(p.inPort, wire);
+        }
+        if (!busy && !paused) {
+            startNext();
+        }
+        return true;
+    }
+
+    /** RED-style marking of ECT packet {@code p} on a queue of {@code q} bytes. */
+    private void mark(Packet p, long q) {
+        if (Ecn.capable(p.ecn) && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
+            if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
+                p.ecn = Ecn.CE;
+                marked++;
+            }
+        }
+    }
+
+    private void grow() {
+        int n = slots.length >>> 1;
+        long[] s = new long[4 * n];
+        for (int i = 0; i < count; i++) {
+            int j = (head + i) & (n - 1);
+            s[2 * i] = slots[2 * j];
+            s[2 * i + 1] = slots[2 * j + 1];
+        }
+        slots = s;
+        head = 0;
+    }
+
+    private void startNext() {
+        busy = true;
+        txPrio = prioCount > 0;
+        int wire = txPrio ? prioLengths[prioHead] : (int) slots[2 * head + 1];
+        loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
+    }
+
+    @Override
+    public void onEvent(long arg) {
+        if (arg != TX_DONE) {
+            pfcSignal(arg == PFC_PAUSE);
+            return;
+        }
+        Packet p;
+        int wire;
+        if (txPrio) {
+            p = pool.get(prio[prioHead]);
+            wire = prioLengths[prioHead];
+            prioBytes -= wire;
+            prioHead = (prioHead + 1) & (prio.length - 1);
+            prioCount--;
+        } else {
+            p = pool.get(slots[2 * head]);
+            wire = (int) slots[2 * head + 1];
+            queuedBytes -= wire;
+            head = (head + 1) & ((slots.length >>> 1) - 1);
+            count--;
+        }
+        busy = false;
+        if (owner != null) {
+            owner.released(p.inPort, wire);
+        }
+        if (ecnAtDequeue) {
+            mark(p, queuedBytes);
+        }
+        link.send(p, wire, loop.nowPs());
+        if ((count > 0 || prioCount > 0) && !paused) {
+            startNext();
+        }
+    }
+
+    private void pfcSignal(boolean pause) {
+        if (!pfc) {
+            throw new IllegalStateException("PFC signal to a port without PFC mode: " + link.name());
+        }
+        if (pause == paused) {
+            return;
+        }
+        paused = pause;
+        if (pause) {
+            pfcPauses++;
+            pausedSincePs = loop.nowPs();
+            return; // a transmission in progress ends normally; the next one waits
+        }
+        pfcPausedPs += loop.nowPs() - pausedSincePs;
+        if (!busy && (count > 0 || prioCount > 0)) {
+            startNext();
+        }
+    }
+}

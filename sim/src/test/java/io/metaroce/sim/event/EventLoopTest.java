@@ -1,0 +1,92 @@
+package io.metaroce.sim.event;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EventLoopTest {
+    @Test
+    void dispatchesInTimeOrderWithFifoTies() {
+        EventLoop loop = new EventLoop();
+        List<Long> seen = new ArrayList<>();
+        SplittableRandom r = new SplittableRandom(7);
+        long[] times = new long[5000];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = r.nextInt(100);
+            long t = times[i];
+            long id = i;
+            loop.schedule(t, arg -> seen.add(t << 20 | id), i);
+        }
+        loop.run(Long.MAX_VALUE);
+        assertEquals(times.length, seen.size());
+        for (int i = 1; i < seen.size(); i++) {
+            assertTrue(seen.get(i - 1) < seen.get(i), "order at " + i);
+        }
+        assertEquals(times.length, loop.eventsProcessed());
+    }
+
+    @Test
+    void runStopsAtLimitAndOnRequest() {
+        EventLoop loop = new EventLoop();
+        int[] fired = {0};
+        loop.schedule(10, arg -> fired[0]++, 0);
+        loop.schedule(20, arg -> {
+            fired[0]++;
+            loop.stop();
+        }, 0);
+        loop.schedule(30, arg -> fired[0]++, 0);
+        assertFalse(loop.run(15));
+        assertEquals(15, loop.nowPs());
+        assertEquals(1, fired[0]);
+        assertTrue(loop.run(Long.MAX_VALUE));
+        assertEquals(20, loop.nowPs());
+        assertFalse(loop.run(Long.MAX_VALUE));
+        assertEquals(3, fired[0]);
+    }
+
+    @Test
+    void timersCancelAndRearm() {
+        EventLoop loop = new EventLoop();
+        List<Long> fired = new ArrayList<>();
+        Timer t = new Timer(loop, arg -> fired.add(loop.nowPs()));
+        t.set(100, 0);
+        t.set(50, 0); // re-arm earlier: the 100 entry is stale
+        loop.run(Long.MAX_VALUE);
+        assertEquals(List.of(50L), fired);
+        t.set(200, 0);
+        t.cancel();
+        loop.run(Long.MAX_VALUE);
+        assertEquals(List.of(50L), fired);
+        assertFalse(t.isArmed());
+    }
+
+    @Test
+    void timerFiresAtItsDeadlineNotBefore() {
+        EventLoop loop = new EventLoop();
+        int[] fired = {0};
+        Timer t = new Timer(loop, arg -> fired[0]++);
+        t.set(1_000, 0);
+        loop.run(999);
+        assertEquals(0, fired[0]);
+        loop.run(1_000);
+        assertEquals(1, fired[0]);
+        assertEquals(1_000, loop.nowPs());
+    }
+
+    @Test
+    void units() {
+        assertEquals(1_000, Units.psFromNs(1));
+        assertEquals(1_000_000, Units.psFromUs(1));
+        // 4096 bytes at 100 Gb/s = 327.68 ns
+        assertEquals(327_680, Units.txTimePs(4096, 100_000_000_000L));
+        assertEquals(327_680, Units.txTimePsFast(4096, Units.psPerByteFixed(100_000_000_000L)));
+        assertEquals(8_000, Units.txTimePs(1, 1_000_000_000L));
+        assertEquals(8_000, Units.txTimePsFast(1, Units.psPerByteFixed(1_000_000_000L)));
+    }
+}
