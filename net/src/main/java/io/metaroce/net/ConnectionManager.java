@@ -34,7 +34,10 @@ final class ConnectionManager implements CmHost {
 
     private final Device device;
     private final SplittableRandom rng;
-    /** AUTH-9: the pre-shared key, or null; AUTH-3: connection ids then come from a secure generator. */
+    /**
+     * AUTH-9: the pre-shared key, or null; AUTH-3, AUTH-15: connection ids and initial PSNs then come from a
+     * secure generator.
+     */
     private final byte[] authKey;
     private final boolean encrypt;
     private final java.security.SecureRandom secureRandom;
@@ -83,7 +86,8 @@ final class ConnectionManager implements CmHost {
         qps.put(qp.qpn(), qp);
         connecting.put(cid, f);
         servers.put(cid, server.toString());
-        cm.connect(now, qp.qp, cid, rng.nextInt(), remote(Ipv4.of(server.getAddress()), server.getPort()),
+        int psn = secureRandom != null ? secureRandom.nextInt() : rng.nextInt(); // AUTH-15
+        cm.connect(now, qp.qp, cid, psn, remote(Ipv4.of(server.getAddress()), server.getPort()),
                 now + timeoutMs * 1_000_000L);
     }
 
@@ -167,7 +171,7 @@ final class ConnectionManager implements CmHost {
 
     @Override
     public int responderInitialPsn() {
-        return rng.nextInt();
+        return secureRandom != null ? secureRandom.nextInt() : rng.nextInt(); // AUTH-15: fresh keys after a replay
     }
 
     @Override

@@ -34,7 +34,10 @@ public interface CmHost {
     /** The UDP port this device receives datapath packets on (CM-14). */
     int udpPort();
 
-    /** The initial PSN (CM-12) of the next accepted connection. */
+    /**
+     * The initial PSN (CM-12) of the next accepted connection. A host with a pre-shared key MUST draw it from a
+     * cryptographically secure generator (AUTH-15: a replayed CM_REQ then gets new keys).
+     */
     int responderInitialPsn();
 
     /**
