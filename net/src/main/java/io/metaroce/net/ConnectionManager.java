@@ -203,8 +203,10 @@ final class ConnectionManager implements CmHost {
         String server = servers.remove(cid);
         CompletableFuture<Void> f = connecting.remove(cid);
         if (f != null) {
-            String text = why.startsWith("no answer") ? "timed out: " + why + ", no CM_REP (is a listener running "
-                    + "there, on the same port, and reachable on plane 0?)" : why;
+            String text = !why.startsWith("no answer") ? why
+                    : why.contains("without a valid seal") ? "timed out: " + why // AUTH-14: it did answer
+                    : "timed out: " + why + ", no CM_REP (is a listener running there, on the same port, and "
+                            + "reachable on plane 0?)";
             f.completeExceptionally(new IllegalStateException("connection to " + server + " " + text));
         }
     }
