@@ -188,6 +188,12 @@ final class ConnectionManager implements CmHost {
     }
 
     @Override
+    public void abandoned(QueuePair qp) {
+        publish(qp);
+        qps.remove(qp.qpn()); // AUTH-15: nobody will ever use it
+    }
+
+    @Override
     public void connected(long cid, QueuePair qp) {
         publish(qp);
         servers.remove(cid);

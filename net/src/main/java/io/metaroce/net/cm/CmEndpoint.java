@@ -118,6 +118,7 @@ public final class CmEndpoint {
                 awaitingRtu.remove(c);
                 toError(c.qp);
                 c.state = CmState.DREQ_SENT;
+                c.forgetAtNs = Engine.NO_DEADLINE; // AUTH-15's limit no longer applies: the close runs its course
                 CmMessage dreq = dreq(c);
                 send(nowNs, dreq, c.key.remote());
                 c.disarm();
@@ -159,12 +160,14 @@ public final class CmEndpoint {
         }
         for (CmConnection c : List.copyOf(conns.values())) {
             if (c.forgetAtNs != Engine.NO_DEADLINE && nowNs - c.forgetAtNs >= 0) {
-                if (c.state == CmState.REP_SENT) { // AUTH-15: never established: its QP goes to ERROR
-                    counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
-                    toError(c.qp);
-                }
+                boolean unconfirmed = c.state == CmState.REP_SENT;
                 c.state = CmState.CLOSED;
                 remove(c);
+                if (unconfirmed) { // AUTH-15: never established: its QP goes to ERROR
+                    counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
+                    toError(c.qp);
+                    host.abandoned(c.qp);
+                }
                 continue;
             }
             if (c.deadlineNs != Engine.NO_DEADLINE && nowNs - c.deadlineNs >= 0 && c.state == CmState.REQ_SENT) {

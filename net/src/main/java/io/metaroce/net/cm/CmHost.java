@@ -76,6 +76,14 @@ public interface CmHost {
     default void accepted(QueuePair qp, long remote) {
     }
 
+    /**
+     * Responder with a key: the attempt of {@code qp} was neither confirmed by a CM_RTU nor by data within
+     * TIME_WAIT (AUTH-15: a replayed CM_REQ, or an initiator that went away); {@code qp} is in ERROR and was never
+     * handed to the application.
+     */
+    default void abandoned(QueuePair qp) {
+    }
+
     /** Initiator: attempt {@code cid} succeeded; {@code qp} is in RTS (CM-7). */
     default void connected(long cid, QueuePair qp) {
     }

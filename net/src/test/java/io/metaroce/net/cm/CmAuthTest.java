@@ -204,6 +204,25 @@ class CmAuthTest {
         assertEquals(QpState.ERROR, zombie.state());
         assertEquals(1, b.cm.counter(CmCounter.CM_ATTEMPTS_FAILED));
         assertTrue(b.accepted.isEmpty());
+        assertEquals(List.of("abandoned"), b.disconnects, "the host is told");
+    }
+
+    @Test
+    void aResponderClosingAnUnconfirmedAttemptFinishesItsClose() {
+        a.psk = PSK;
+        b.psk = PSK;
+        // B stays in REP_SENT (its RTU is lost), and the answers to its close are lost too
+        link.drop = d -> (d.bytes()[1] & 0xFF) == Opcode.CM_RTU || d.to() == 2 && (d.bytes()[1] & 0xFF) == Opcode.CM_DREQ;
+        QueuePair qa = a.freshQp();
+        a.cm.connect(link.now, qa, cid, 0x700, 2, Engine.NO_DEADLINE);
+        link.run(2_000_000);
+        QueuePair qb = b.engine.queuePairs().iterator().next();
+        assertTrue(b.cm.disconnect(link.now, qb));
+        link.run(600_000_000); // past TIME_WAIT (50 ms): the close's retries (CM-10), not AUTH-15's limit, end it
+        assertEquals(List.of("ours unanswered"), b.disconnects);
+        assertEquals(List.of("peer answered"), a.disconnects);
+        assertEquals(0, b.cm.counter(CmCounter.CM_ATTEMPTS_FAILED));
+        assertEquals(8, b.cm.counter(CmCounter.CM_RETRANSMITS));
     }
 
     /** {@code m} as a datagram from A, sealed by {@code auth} (null: unsealed). */
