@@ -1,5 +1,6 @@
 package io.metaroce.core;
 
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Packet;
 
@@ -333,7 +334,8 @@ public final class Engine {
 
     /**
      * Bytes a transmit or receive buffer needs: {@link #maxDatagramLength()}, or with
-     * {@link EngineConfig#elidePayload} only the longest header and its CRC.
+     * {@link EngineConfig#elidePayload} only the longest header and its CRC (with {@link EngineConfig#ackBundle}, at
+     * least the longest ACK bundle the QP's paths make, which carries no payload to elide: ACK-11).
      */
     public int bufferLength() {
         return bufferLength(cfg);
@@ -341,8 +343,17 @@ public final class Engine {
 
     /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
     public static int bufferLength(EngineConfig cfg) {
-        return cfg.elidePayload ? Packet.maxHeaderLength()
-                : Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
+        int full = Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
+        if (!cfg.elidePayload) {
+            return full;
+        }
+        if (!cfg.ackBundle) {
+            return Packet.maxHeaderLength();
+        }
+        int entries = Math.min(cfg.paths, AckBundleHeader.maxEntries(full));
+        int bundle = Packet.datagramLength(io.metaroce.core.wire.Opcode.ACK_BUNDLE, entries * AckBundleHeader.ENTRY_LENGTH)
+                + BaseHeader.AUTH_TRAILER_LENGTH;
+        return Math.max(Packet.maxHeaderLength(), bundle);
     }
 
     void markReady(QueuePair qp) {

@@ -63,7 +63,7 @@ final class PacketWriter {
             if (auth != null) {
                 len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
             }
-            total = c.cfg.elidePayload ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
+            total = c.cfg.elidePayload && Opcode.isData(op) ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
                     : packet.seal(out, len);
             tx.headerLength = total - Packet.CRC_LENGTH;
             tx.payloadSegment = null;

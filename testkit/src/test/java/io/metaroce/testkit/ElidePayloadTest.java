@@ -2,6 +2,7 @@ package io.metaroce.testkit;
 
 import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
@@ -31,6 +32,27 @@ class ElidePayloadTest {
         assertEquals(a.timeouts(), b.timeouts());
         assertEquals(0, b.errors());
         assertFalse(b.dataCorrect(), "payload bytes are not transferred in elided mode");
+    }
+
+    @Test
+    void ackBundlesTravelWholeWhenPayloadsAreElided() {
+        // an ACK bundle's entries are its payload, and they are protocol, not user data: eliding them (as before
+        // this test) dropped every bundle as malformed and left the sender to its timers
+        EngineConfig normal = new EngineConfig().paths(8).planes(2).ackBundle(true);
+        EngineConfig elided = normal.copy();
+        elided.elidePayload = true;
+        BulkTransfer.Result a = BulkTransfer.run(normal, 100_000_000_000L, 0.02, 8 << 20, 8, 5, 10_000_000_000L);
+        BulkTransfer.Result b = BulkTransfer.run(elided, 100_000_000_000L, 0.02, 8 << 20, 8, 5, 10_000_000_000L);
+        assertTrue(a.dataCorrect() && a.errors() == 0, a.toString());
+        assertEquals(a.completionNs(), b.completionNs());
+        assertEquals(a.retransmits(), b.retransmits());
+        assertEquals(a.timeouts(), b.timeouts());
+        assertEquals(0, b.errors());
+        EngineConfig bundled = new EngineConfig().paths(16).ackBundle(true);
+        bundled.elidePayload = true;
+        Engine e = new Engine(bundled, new java.util.SplittableRandom(1));
+        assertTrue(e.bufferLength() >= Packet.datagramLength(Opcode.ACK_BUNDLE, 16 * AckBundleHeader.ENTRY_LENGTH),
+                "an elided engine's buffer holds its longest ACK bundle: " + e.bufferLength());
     }
 
     @Test

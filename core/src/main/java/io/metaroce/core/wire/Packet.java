@@ -103,7 +103,8 @@ public final class Packet {
     }
 
     /**
-     * Seals a datagram whose payload is elided (simulation, {@code EngineConfig.elidePayload}): the headers fill
+     * Seals a data datagram ({@link Opcode#isData}) whose payload is elided (simulation,
+     * {@code EngineConfig.elidePayload}; other datagrams are sealed whole by {@link #seal}): the headers fill
      * {@code seg[0, length - payloadLength)}, the CRC32C of the headers follows them, and the returned wire length
      * counts the payload as if it were there.
      */
@@ -122,6 +123,9 @@ public final class Packet {
             return TRUNCATED;
         }
         base.wrap(seg, 0);
+        if (!Opcode.isData(base.opcode())) {
+            return check(seg, length); // only user data is elided: an ACK bundle's entries travel in full
+        }
         int ext = Opcode.extensionLength(base.opcode());
         int headers = BaseHeader.LENGTH + Math.max(0, ext);
         if (seg.byteSize() < headers + CRC_LENGTH || length < headers + CRC_LENGTH) {
