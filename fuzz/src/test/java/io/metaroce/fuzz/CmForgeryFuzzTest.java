@@ -64,7 +64,7 @@ class CmForgeryFuzzTest {
                 cm.onTimer(now);
                 continue;
             }
-            byte[] raw = data.consumeBytes(data.consumeInt(0, 300));
+            byte[] raw = data.consumeBytes(data.consumeInt(0, 2000)); // beyond the longest CM message too
             byte[] d = data.consumeBoolean() ? raw : Datagrams.plausible(raw, 0);
             if (d.length >= BaseHeader.LENGTH + CmHeader.FIXED_LENGTH + Packet.CRC_LENGTH && data.consumeBoolean()) {
                 d = forge(d, data, live.qpn(), own.qpn());
@@ -102,7 +102,8 @@ class CmForgeryFuzzTest {
         byte[] out = d;
         if (data.consumeBoolean()) { // a forged seal: flag AUTH and the natural length plus a 24-byte trailer
             BaseHeader b = new BaseHeader().wrap(s, 0);
-            b.flags(b.flags() | BaseHeader.FLAG_AUTH).payloadLength(data.consumeInt(0, 3) * CmHeader.PLANE_ENTRY_LENGTH);
+            int entries = data.consumeBoolean() ? data.consumeInt(0, 3) : data.consumeInt(0, 100); // 17+: too many
+            b.flags(b.flags() | BaseHeader.FLAG_AUTH).payloadLength(entries * CmHeader.PLANE_ENTRY_LENGTH);
             int natural = BaseHeader.LENGTH + CmHeader.FIXED_LENGTH + b.payloadLength();
             out = Arrays.copyOf(d, natural + CmAuth.TRAILER_LENGTH + Packet.CRC_LENGTH);
             byte[] trailer = data.consumeBytes(CmAuth.TRAILER_LENGTH);

@@ -48,7 +48,7 @@ public final class CmAuth {
     private final byte[] full = new byte[32];
     private final byte[] counterBytes = new byte[8];
     private final byte[] carried = new byte[TAG_LENGTH];
-    /** Where a native segment's bytes are hashed from (CM datagrams are at most a few hundred bytes). */
+    /** Where a native segment's bytes are hashed from (a CM message is at most 352 bytes before its trailer). */
     private final byte[] scratch = new byte[1024];
 
     /** A sealer and opener under the CM key of {@code psk} (16..64 bytes). */
@@ -111,6 +111,9 @@ public final class CmAuth {
             return UNSEALED;
         }
         int end = length - Packet.CRC_LENGTH - TRAILER_LENGTH;
+        if (end > scratch.length) {
+            return BAD_TAG; // longer than any CM message (16 planes): never sealed by a peer, not worth a MAC
+        }
         long counter = seg.get(U64, end + TAG_LENGTH);
         tag(seg, end, counter);
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, end, carried, 0, TAG_LENGTH);

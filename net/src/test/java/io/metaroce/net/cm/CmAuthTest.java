@@ -171,6 +171,19 @@ class CmAuthTest {
     }
 
     @Test
+    void anOversizedForgeryIsADropNotACrash() {
+        b.psk = PSK;
+        int planes = 200; // more than any CM message carries (16), so longer than the sealer's scratch
+        byte[] d = new byte[32 + 32 + 18 * planes + 24 + 4];
+        MemorySegment s = MemorySegment.ofArray(d);
+        new io.metaroce.core.wire.BaseHeader().wrap(s, 0).version(1).opcode(Opcode.CM_DREQ)
+                .flags(io.metaroce.core.wire.BaseHeader.FLAG_AUTH).payloadLength(18 * planes);
+        new io.metaroce.core.wire.Packet().seal(s, d.length - 4);
+        b.cm.handle(0, s, d.length, 1);
+        assertEquals(1, b.cm.counter(CmCounter.CM_DROP_AUTH), b.cm.counters().toString());
+    }
+
+    @Test
     void anUnsealedRequestGetsAnUnsealedRejectAndLeavesNoState() {
         b.psk = PSK;
         List<byte[]> answers = new ArrayList<>();
