@@ -4,7 +4,7 @@ import io.metaroce.conformance.agent.Agent;
 import io.metaroce.cli.perf.AgentStats;
 import io.metaroce.cli.perf.MetricsEndpoint;
 import io.metaroce.cli.perf.MetricsOptions;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import io.metaroce.cli.options.Converters;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -11,7 +11,7 @@ import io.metaroce.conformance.script.ScriptException;
 import io.metaroce.conformance.target.InProcessTarget;
 import io.metaroce.conformance.target.RemoteTarget;
 import io.metaroce.conformance.target.Target;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

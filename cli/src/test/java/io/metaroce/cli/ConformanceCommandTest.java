@@ -1,7 +1,7 @@
 package io.metaroce.cli;
 
 import io.metaroce.conformance.agent.Agent;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

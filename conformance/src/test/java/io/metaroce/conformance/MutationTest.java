@@ -3,7 +3,7 @@ package io.metaroce.conformance;
 import org.junit.jupiter.api.Tag;
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.target.InProcessTarget;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 

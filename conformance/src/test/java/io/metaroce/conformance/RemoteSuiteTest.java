@@ -3,7 +3,7 @@ package io.metaroce.conformance;
 import io.metaroce.conformance.agent.Agent;
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.target.RemoteTarget;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

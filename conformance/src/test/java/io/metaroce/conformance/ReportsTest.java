@@ -2,7 +2,7 @@ package io.metaroce.conformance;
 
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.target.InProcessTarget;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -116,8 +116,8 @@ public final class EngineConfig {
     public boolean elidePayload = false;
     /** Makes each path's congestion controller (CC-*); DCTCP-style {@link EcnAimd} by default. */
     public CongestionControl.Factory congestionControl = EcnAimd::new;
-    /** A deliberate defect, for testing the test suite only (conformance mutation test); default NONE. */
-    public Mutation mutation = Mutation.NONE;
+    /** Where a test plugs a deliberate defect in (the conformance suite's mutation test); {@link ProtocolSeam#NONE}. */
+    public ProtocolSeam seam = ProtocolSeam.NONE;
     /** ECN codepoint value meaning Congestion Experienced, as passed to handleDatagram: {@link Ecn#CE}. */
     public static final int ECN_CE = Ecn.CE;
 
@@ -185,7 +185,7 @@ public final class EngineConfig {
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
         c.congestionControl = congestionControl;
-        c.mutation = mutation;
+        c.seam = seam;
         return c;
     }
 

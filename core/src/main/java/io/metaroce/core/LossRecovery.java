@@ -78,7 +78,7 @@ final class LossRecovery {
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
         if (p.anyAcked) {
             for (int psn = p.floor; p.highestAcked - psn >= c.cfg.reorderThreshold
-                    || c.cfg.mutation == Mutation.GO_BACK_N && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
+                    || c.cfg.seam.goBackN() && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
                 int i = p.slot(psn);
                 if (p.recState[i] == Path.INFLIGHT) {
                     c.declareLost(p, i, nowNs, 0, false);

@@ -98,9 +98,7 @@ final class PacketWriter {
             for (int w = 0; w < 4; w++) {
                 ack.sackWord(w, p.rxSackWord(w));
             }
-            if (c.cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
-                ack.sackWord(0, ack.sackWord(0) << 1); // test-only defect
-            }
+            ack.sackWord(0, c.cfg.seam.firstSackWord(ack.sackWord(0)));
             acknowledged(p);
             return finish(out, BaseHeader.LENGTH + AckHeader.LENGTH, p, Opcode.ACK, tx);
         }
@@ -139,14 +137,12 @@ final class PacketWriter {
         for (int w = 0; w < 4; w++) {
             bundle.sackWord(e, w, q.rxSackWord(w));
         }
-        if (c.cfg.mutation == Mutation.SACK_OFF_BY_ONE) {
-            bundle.sackWord(e, 0, bundle.sackWord(e, 0) << 1); // test-only defect
-        }
+        bundle.sackWord(e, 0, c.cfg.seam.firstSackWord(bundle.sackWord(e, 0)));
         acknowledged(q);
     }
 
     private int ceEcho(Path p) {
-        return c.cfg.mutation == Mutation.NO_ECN_ECHO ? 0 : p.rxCe;
+        return c.cfg.seam.ceEcho(p.rxCe);
     }
 
     /** The path's receive state has just been acknowledged: nothing is held back any more. */

@@ -143,15 +143,8 @@ final class PathProber {
         p.state = PathState.PROBING;
         if (p.probeSuccesses >= c.cfg.readmitAfterProbes) {
             // PATH-6: re-admitted with a fresh window.
-            p.state = PathState.ACTIVE;
-            p.readmissions++;
-            c.count(Counter.PATH_READMISSIONS);
-            p.backoff = 0;
-            p.consecutiveTimeouts = 0;
-            p.probeDeadlineNs = Engine.NO_DEADLINE;
-            p.probeDue = false;
+            readmit(p);
             p.cc().onStart();
-            c.allFailedSinceNs = Engine.NO_DEADLINE;
             routeAnswered(p.shared);
         } else {
             awaitProbe(p); // the next probe goes at once
@@ -218,17 +211,27 @@ final class PathProber {
 
     /** PATH-6 reached through the route's prober (PATH-17): {@code p} is ACTIVE with the route's restarted window. */
     private void readmitByRoute(Path p) {
+        readmit(p);
+        c.count(Counter.ROUTE_READMISSIONS);
+        p.probeSuccesses = 0;
+        wake();
+    }
+
+    /**
+     * PATH-6: {@code p} carries data again, its timer history gone: no backoff, no timeouts or REL-14 losses in a
+     * row. (A REL-14 streak left from before the failure kept the path's RTO clock at its last progress, before the
+     * outage, so the first packet after re-admission timed out at once: E3 scaled, 64 of 64 re-admitted paths.)
+     */
+    private void readmit(Path p) {
         p.state = PathState.ACTIVE;
         p.readmissions++;
         c.count(Counter.PATH_READMISSIONS);
-        c.count(Counter.ROUTE_READMISSIONS);
-        p.probeSuccesses = 0;
         p.backoff = 0;
         p.consecutiveTimeouts = 0;
+        p.rackStreak = 0;
         p.probeDeadlineNs = Engine.NO_DEADLINE;
         p.probeDue = false;
         c.allFailedSinceNs = Engine.NO_DEADLINE;
-        wake();
     }
 
     /** PATH-17: {@code p} becomes its route's prober: its probe is due at once. */

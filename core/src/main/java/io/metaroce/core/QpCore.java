@@ -164,7 +164,7 @@ final class QpCore {
         w.ackedCount++;
         if (w.ackedCount == w.segments && w.op != Opcode.READ_REQ) {
             finish(w, WcStatus.SUCCESS); // REL-1: every byte acknowledged means every byte placed
-            if (cfg.mutation == Mutation.COMPLETION_OUT_OF_ORDER && w.signaled) { // test-only defect
+            if (w.signaled && cfg.seam.completeOutOfOrder()) { // a defect a test may plug in (ProtocolSeam)
                 sendCq.push(w.wrId, w.status, w.wcOpcode(), w.length, 0, false, qpn);
                 w.signaled = false;
             }

@@ -45,7 +45,7 @@ final class Responder {
         int cls = p.rxClassify(psn);
         if (cls == 1) {
             c.count(Counter.DROP_DUPLICATE);
-            p.ackNow = c.cfg.mutation != Mutation.NO_DUPLICATE_ACK;
+            p.ackNow = c.cfg.seam.ackDuplicates();
             c.ackWork = true;
             return;
         }
@@ -190,7 +190,7 @@ final class Responder {
             c.count(Counter.DROP_NO_PERMISSION);
             return NakHeader.CODE_NO_PERMISSION;
         }
-        if (!mr.contains(va, len) && c.cfg.mutation != Mutation.NO_RKEY_BOUNDS_CHECK) {
+        if (!mr.contains(va, len) && c.cfg.seam.checkWriteBounds()) {
             c.count(Counter.DROP_OUT_OF_BOUNDS);
             return NakHeader.CODE_OUT_OF_BOUNDS;
         }

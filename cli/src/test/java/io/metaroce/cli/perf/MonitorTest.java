@@ -2,7 +2,7 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.conformance.agent.Agent;
 import io.metaroce.core.Counter;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 import io.metaroce.net.DeviceStats;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

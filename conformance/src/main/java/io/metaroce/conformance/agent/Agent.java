@@ -3,7 +3,7 @@ package io.metaroce.conformance.agent;
 import io.metaroce.conformance.target.EngineHost;
 import io.metaroce.conformance.target.Target;
 import io.metaroce.core.Engine;
-import io.metaroce.core.Mutation;
+import io.metaroce.conformance.target.Mutation;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

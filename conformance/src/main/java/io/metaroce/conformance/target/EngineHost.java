@@ -6,7 +6,6 @@ import io.metaroce.core.CompletionQueue;
 import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.MemoryRegion;
-import io.metaroce.core.Mutation;
 import io.metaroce.core.Path;
 import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QueuePair;
@@ -73,7 +72,7 @@ public final class EngineHost {
      */
     public void reset(Map<String, String> config, long seed) {
         EngineConfig cfg = new EngineConfig();
-        cfg.mutation = mutation;
+        cfg.seam = mutation.seam();
         authMode = "off";
         for (Map.Entry<String, String> e : config.entrySet()) {
             if (e.getKey().equals("auth")) { // AUTH-1: the case's connection authenticates (tag or encrypt)

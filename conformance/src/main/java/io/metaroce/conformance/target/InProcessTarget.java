@@ -2,7 +2,6 @@ package io.metaroce.conformance.target;
 
 import io.metaroce.conformance.script.Script;
 import io.metaroce.core.Engine;
-import io.metaroce.core.Mutation;
 
 import java.util.List;
 import java.util.Map;

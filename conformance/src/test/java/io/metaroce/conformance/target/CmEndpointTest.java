@@ -4,7 +4,6 @@ import io.metaroce.conformance.CaseResult;
 import io.metaroce.conformance.Runner;
 import io.metaroce.conformance.script.Script;
 import io.metaroce.conformance.script.ScriptParser;
-import io.metaroce.core.Mutation;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
