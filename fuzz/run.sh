@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=10
 targets=(PacketParserFuzzTest EngineInputFuzzTest CmParserFuzzTest ExperimentFileFuzzTest ScriptParserFuzzTest
-  AuthForgeryFuzzTest)
+  AuthForgeryFuzzTest CmForgeryFuzzTest)
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;

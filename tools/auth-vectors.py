@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Recomputes the AUTH vectors of docs/spec/10-auth.md with Python's `cryptography` package (an AES-GCM and HKDF
 independent of the JDK's) and checks them against the page: the keys of TV-19, and for TV-20..TV-22 the tag over
-the stated bytes (decrypting an encrypted payload) and the CRC32C trailer. Exit 0 when every vector agrees.
+the stated bytes (decrypting an encrypted payload) and the CRC32C trailer; for TV-23 (a CM message, AUTH-11) the
+CM key and the truncated HMAC-SHA256 tag with Python's own `hmac` and `hashlib` (HKDF written out from RFC 5869).
+Exit 0 when every vector agrees.
 
     python3 tools/auth-vectors.py [docs/spec/10-auth.md]
 """
+import hashlib
+import hmac
 import re
 import struct
 import sys
@@ -26,6 +30,35 @@ def crc32c(data):
     return crc ^ 0xFFFFFFFF
 
 
+def hkdf_sha256(salt, ikm, info, length):
+    """RFC 5869 with HMAC-SHA256, from the standard library (independent of the `cryptography` package)."""
+    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
+    out, t, i = b"", b"", 1
+    while len(out) < length:
+        t = hmac.new(prk, t + info + bytes([i]), hashlib.sha256).digest()
+        out, i = out + t, i + 1
+    return out[:length]
+
+
+def check_cm(number, body, wire, psk):
+    """AUTH-11, AUTH-12: K_cm from the PSK, tag = HMAC-SHA256(K_cm, header..extension || counter)[:16]."""
+    k_cm = hkdf_sha256(b"MetaRoCE CM v1", psk, b"MetaRoCE CM MAC", 32)
+    shown = re.search(r"^\| K_cm \| `([0-9a-f]+)` \|$", body, re.M).group(1)
+    plen, = struct.unpack(">H", wire[10:12])
+    end = 32 + 32 + plen
+    tag, counter = wire[end:end + 16], wire[end + 16:end + 24]
+    flags, = struct.unpack(">H", wire[2:4])
+    expected = hmac.new(k_cm, wire[:end] + counter, hashlib.sha256).digest()[:16]
+    ok_key = k_cm.hex() == shown
+    ok_tag = bool(flags & FLAG_AUTH) and hmac.compare_digest(tag, expected) and len(wire) == end + 28
+    ok_crc = struct.unpack(">I", wire[-4:])[0] == crc32c(wire[:-4])
+    verdict = "agrees" if ok_key and ok_tag and ok_crc else "DISAGREES"
+    print(f"TV-{number}: {len(wire)} bytes, CM message counter {struct.unpack('>Q', counter)[0]}: K_cm "
+          f"{'agrees' if ok_key else 'DIFFERS'}, tag {'verifies' if ok_tag else 'does NOT verify'}; "
+          f"CRC {'ok' if ok_crc else 'BAD'}: {verdict}")
+    return verdict == "agrees"
+
+
 def main():
     page = open(sys.argv[1] if len(sys.argv) > 1 else "docs/spec/10-auth.md").read()
     section = page[page.index("<!-- auth-vectors:begin"):page.index("<!-- auth-vectors:end")]
@@ -44,6 +77,9 @@ def main():
         if not dump:
             continue
         wire = bytes(int(b, 16) for line in dump.group(1).splitlines() for b in line.split()[1:])
+        if 0x30 <= wire[1] <= 0x34:
+            failures += not check_cm(number, body, wire, psk)
+            continue
         key = keys["K_i2r" if "key K_i2r" in body else "K_r2i"]
         flags, = struct.unpack(">H", wire[2:4])
         path, = struct.unpack(">H", wire[8:10])

@@ -158,6 +158,9 @@ F.cm_addr      = ProtoField.bytes("metaroce.cm.plane.address", "Address bytes")
 -- AUTH trailer (spec 10-auth.md, AUTH-2): GCM tag and auth sequence number, before the CRC
 F.auth_tag     = ProtoField.bytes("metaroce.auth.tag", "GCM tag")
 F.auth_seq     = ProtoField.uint64("metaroce.auth.seq", "Auth sequence number", base.DEC)
+-- the same trailer on a CM message (AUTH-11, AUTH-12): truncated HMAC-SHA256 under the CM key, CM message counter
+F.cm_tag       = ProtoField.bytes("metaroce.auth.cm_tag", "HMAC-SHA256 tag (first 16 bytes)")
+F.cm_counter   = ProtoField.uint64("metaroce.auth.cm_counter", "CM message counter", base.DEC)
 F.ciphertext   = ProtoField.bytes("metaroce.ciphertext", "Encrypted payload")
 -- trailer
 F.crc          = ProtoField.uint32("metaroce.crc", "CRC32C", base.HEX)
@@ -616,7 +619,13 @@ function metaroce.dissector(tvb, pinfo, tree)
                 root:add(pf, tvb(off + x, n)):append_text(" (" .. n .. " bytes)")
             end
         end
-        if sealed and need(tvb, off + x + plen, AUTH_LEN) then
+        if sealed and is_cm(op) and need(tvb, off + x + plen, AUTH_LEN) then
+            local at = off + x + plen
+            local ai = root:add(tvb(at, AUTH_LEN), "AUTH trailer (HMAC-SHA256, CM key)")
+            ai:add(F.cm_tag, tvb(at, 16))
+            ai:add(F.cm_counter, tvb(at + 16, 8))
+            info = info .. " cm_counter=" .. u64str(tvb, at + 16) .. " [auth]"
+        elseif sealed and need(tvb, off + x + plen, AUTH_LEN) then
             local at = off + x + plen
             local ai = root:add(tvb(at, AUTH_LEN), "AUTH trailer (AES-128-GCM)")
             ai:add(F.auth_tag, tvb(at, 16))

@@ -5,6 +5,7 @@ import io.metaroce.conformance.target.TesterConstants;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -135,6 +136,53 @@ final class AuthTester {
         } catch (GeneralSecurityException e) {
             return false;
         }
+    }
+
+    /** AUTH-11: the CM key of {@code psk}, HKDF-SHA256 written out (one block of HKDF-Expand). */
+    private static byte[] cmKey(byte[] psk) {
+        byte[] prk = hmac("MetaRoCE CM v1".getBytes(StandardCharsets.US_ASCII), psk);
+        return hmac(prk, concat("MetaRoCE CM MAC".getBytes(StandardCharsets.US_ASCII), new byte[] {1}));
+    }
+
+    private static final byte[] CM_KEY = cmKey(TesterConstants.AUTH_PSK);
+    private static final byte[] CM_WRONG_KEY = cmKey("not the pre-shared key of this trust domain"
+            .getBytes(StandardCharsets.US_ASCII));
+
+    /**
+     * AUTH-11, AUTH-12: seals the CM message in {@code buf[0, end)} (header and CM extension; room for the trailer
+     * after it) with CM message counter {@code counter}; {@code how} as for {@link #seal}. Returns the length
+     * before the CRC.
+     */
+    static int sealCm(byte[] buf, int end, String how, long counter) {
+        buf[3] |= FLAG_AUTH;
+        ByteBuffer.wrap(buf, end + 16, 8).putLong(counter);
+        byte[] tag = cmTag(how.equals("wrongkey") ? CM_WRONG_KEY : CM_KEY, buf, end, counter);
+        System.arraycopy(tag, 0, buf, end, 16);
+        if (how.equals("badtag")) {
+            buf[end + 5] ^= 0x01;
+        }
+        return end + TRAILER;
+    }
+
+    /**
+     * AUTH-13 from the tester's side: 1 when the CM datagram {@code dg} (CRC included, WIRE-8 passed, CM extension
+     * and planes ending at {@code end}) carries a trailer whose tag verifies under the tester's CM key, 0 when its
+     * trailer does not verify, -1 when it has none.
+     */
+    static int openCm(byte[] dg, int end) {
+        int flags = (dg[2] & 0xFF) << 8 | (dg[3] & 0xFF);
+        if ((flags & FLAG_AUTH) == 0 || dg.length != end + TRAILER + 4) {
+            return -1;
+        }
+        long counter = ByteBuffer.wrap(dg, end + 16, 8).getLong();
+        return MessageDigest.isEqual(Arrays.copyOf(cmTag(CM_KEY, dg, end, counter), 16),
+                Arrays.copyOfRange(dg, end, end + 16)) ? 1 : 0;
+    }
+
+    private static byte[] cmTag(byte[] key, byte[] msg, int end, long counter) {
+        byte[] in = Arrays.copyOf(msg, end + 8);
+        ByteBuffer.wrap(in, end, 8).putLong(counter);
+        return Arrays.copyOf(hmac(key, in), 16);
     }
 
     private static byte[] nonce(int path, long seq) {

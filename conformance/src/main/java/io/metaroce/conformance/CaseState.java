@@ -45,6 +45,8 @@ final class CaseState {
     Map<String, Long> baseline = Map.of();
     /** AUTH-*: the tester's keys on an authenticated case's connection, or null. */
     AuthTester auth;
+    /** AUTH-12: the tester's CM message counter (the next sealed CM message's). */
+    long cmCounter;
     /** The connection id and initial PSN of the last CM_REQ the tester sent (AUTH-3 after a CM exchange). */
     long reqCid;
     int reqIpsn;
@@ -139,13 +141,19 @@ final class CaseState {
         }
     }
 
+    /** Whether the case's IUT has the tester's pre-shared key, so that the tester seals CM messages (AUTH-13). */
+    boolean cmSeals() {
+        return !s.config().getOrDefault("auth", "off").equals("off");
+    }
+
     /**
      * AUTH-*: opens a datagram the IUT sent on an authenticated connection in place (decrypting its payload);
-     * returns 1 (verified), 0 (not), or -1 when there is nothing to open (no keys, a CM or undecodable packet).
+     * returns 1 (verified), 0 (not), or -1 when there is nothing to open (no keys, an undecodable packet). A CM
+     * message is checked with the CM key (AUTH-11): 1 or 0 when it carries a trailer or the case has a key, else -1.
      */
     private int openAuth(byte[] d) {
-        if (auth == null || d.length < Packet.MIN_LENGTH || Opcode.isCm(d[1] & 0xFF)
-                || Opcode.extensionLength(d[1] & 0xFF) < 0) {
+        if (d.length < Packet.MIN_LENGTH || Opcode.extensionLength(d[1] & 0xFF) < 0
+                || auth == null && !Opcode.isCm(d[1] & 0xFF)) {
             return -1;
         }
         MemorySegment seg = MemorySegment.ofArray(d);
@@ -154,6 +162,10 @@ final class CaseState {
         }
         int headers = BaseHeader.LENGTH + Opcode.extensionLength(d[1] & 0xFF);
         int end = headers + ((d[10] & 0xFF) << 8 | (d[11] & 0xFF));
+        if (Opcode.isCm(d[1] & 0xFF)) {
+            int r = AuthTester.openCm(d, end);
+            return r < 0 && cmSeals() ? 0 : r;
+        }
         int path = (d[8] & 0xFF) << 8 | (d[9] & 0xFF);
         if (!auth.open(d, headers, end, path)) {
             return 0;
@@ -171,7 +183,10 @@ final class CaseState {
             PacketView v = new PacketView(c.bytes(), s.iutPsn(), s.testerPsn());
             if (opened >= 0) {
                 v.fields().put("auth", (long) opened); // AUTH-*: 1 when the IUT's seal verified
-                v.fields().put("aseq", ByteBuffer.wrap(c.bytes(), c.bytes().length - 12, 8).getLong());
+                if (c.bytes().length >= Packet.MIN_LENGTH + AuthTester.TRAILER
+                        && (c.bytes()[3] & AuthTester.FLAG_AUTH) != 0) {
+                    v.fields().put("aseq", ByteBuffer.wrap(c.bytes(), c.bytes().length - 12, 8).getLong());
+                }
             }
             keyAfterCm(v);
             seen.add(new SeenPacket(c, v, seen.size()));

@@ -208,11 +208,16 @@ final class PacketBuilder {
                 buf[at] = (byte) ctx.eval(kv[1], "setb");
             }
         }
-        String how = st.value("auth", "on");
-        if (ctx.auth != null && !Opcode.isCm(op) && !how.equals("none")) { // AUTH-2: sealed like a correct peer
-            if (!Set.of("on", "badtag", "wrongkey").contains(how)) {
-                throw ctx.err("auth= takes on, none, badtag or wrongkey, not " + how);
+        String how = st.value("auth", Opcode.isCm(op) && !ctx.cmSeals() ? "none" : "on");
+        if (!Set.of("on", "none", "badtag", "wrongkey").contains(how)) {
+            throw ctx.err("auth= takes on, none, badtag or wrongkey, not " + how);
+        }
+        if (Opcode.isCm(op) && !how.equals("none")) { // AUTH-12: sealed with the CM key like a peer with the PSK
+            int sealed = AuthTester.sealCm(buf, headers + payloadLength, how, ctx.num(st, "aseq", ctx.cmCounter++));
+            if (st.arg("dglen") == null) {
+                dglen = sealed + Packet.CRC_LENGTH;
             }
+        } else if (ctx.auth != null && !Opcode.isCm(op) && !how.equals("none")) { // AUTH-2: sealed like a peer
             int sealed = ctx.auth.seal(buf, headers, headers + payloadLength, path, how, ctx.num(st, "aseq", -1));
             if (st.arg("dglen") == null) {
                 dglen = sealed + Packet.CRC_LENGTH;

@@ -76,7 +76,7 @@ class CmParserFuzzTest {
     }
 
     /** One device: real QPs of an engine, emitted datagrams checked by the packet parser. */
-    static final class Host implements CmHost {
+    static class Host implements CmHost {
         final EngineConfig cfg = new EngineConfig().mtu(1024).paths(2).planes(1);
         final Engine engine = new Engine(cfg, new SplittableRandom(3));
         final ProtectionDomain pd = engine.allocPd();

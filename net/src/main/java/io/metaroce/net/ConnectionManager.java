@@ -34,7 +34,10 @@ final class ConnectionManager implements CmHost {
 
     private final Device device;
     private final SplittableRandom rng;
-    /** AUTH-9: the pre-shared key, or null; AUTH-3: connection ids then come from a secure generator. */
+    /**
+     * AUTH-9: the pre-shared key, or null; AUTH-3, AUTH-15: connection ids and initial PSNs then come from a
+     * secure generator.
+     */
     private final byte[] authKey;
     private final boolean encrypt;
     private final java.security.SecureRandom secureRandom;
@@ -83,7 +86,8 @@ final class ConnectionManager implements CmHost {
         qps.put(qp.qpn(), qp);
         connecting.put(cid, f);
         servers.put(cid, server.toString());
-        cm.connect(now, qp.qp, cid, rng.nextInt(), remote(Ipv4.of(server.getAddress()), server.getPort()),
+        int psn = secureRandom != null ? secureRandom.nextInt() : rng.nextInt(); // AUTH-15
+        cm.connect(now, qp.qp, cid, psn, remote(Ipv4.of(server.getAddress()), server.getPort()),
                 now + timeoutMs * 1_000_000L);
     }
 
@@ -167,7 +171,7 @@ final class ConnectionManager implements CmHost {
 
     @Override
     public int responderInitialPsn() {
-        return rng.nextInt();
+        return secureRandom != null ? secureRandom.nextInt() : rng.nextInt(); // AUTH-15: fresh keys after a replay
     }
 
     @Override
@@ -181,6 +185,12 @@ final class ConnectionManager implements CmHost {
         if (d != null) {
             accepted.add(d);
         }
+    }
+
+    @Override
+    public void abandoned(QueuePair qp) {
+        publish(qp);
+        qps.remove(qp.qpn()); // AUTH-15: nobody will ever use it
     }
 
     @Override
@@ -199,8 +209,10 @@ final class ConnectionManager implements CmHost {
         String server = servers.remove(cid);
         CompletableFuture<Void> f = connecting.remove(cid);
         if (f != null) {
-            String text = why.startsWith("no answer") ? "timed out: " + why + ", no CM_REP (is a listener running "
-                    + "there, on the same port, and reachable on plane 0?)" : why;
+            String text = !why.startsWith("no answer") ? why
+                    : why.contains("without a valid seal") ? "timed out: " + why // AUTH-14: it did answer
+                    : "timed out: " + why + ", no CM_REP (is a listener running there, on the same port, and "
+                            + "reachable on plane 0?)";
             f.completeExceptionally(new IllegalStateException("connection to " + server + " " + text));
         }
     }

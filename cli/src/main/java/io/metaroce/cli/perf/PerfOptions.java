@@ -100,7 +100,8 @@ public final class PerfOptions {
             description = "Authenticate every packet (AES-128-GCM, docs/spec/10-auth.md) with keys derived per "
                     + "connection from the pre-shared key in FILE: 16..64 bytes as hexadecimal text, the same file on "
                     + "both sides (make one with: head -c 32 /dev/urandom | xxd -p -c 64). A side with a key accepts "
-                    + "only authenticated connections.")
+                    + "only authenticated connections and seals its connection-manager messages (HMAC-SHA256), so "
+                    + "that nobody without the key can close or refuse its connections.")
     java.nio.file.Path authKey;
 
     @Option(names = "--encrypt", description = "With --auth-key: encrypt payloads too (when both sides ask for it).")

@@ -57,6 +57,23 @@ class PerfAuthTest {
     }
 
     @Test
+    void aClientWithAKeySaysWhyAServerWithoutOneDidNotConnect() throws Exception {
+        String k = key("00112233445566778899aabbccddeeff").toString();
+        PerfHarness.Server server = new PerfHarness.Server("write-bw", "-p", "0", "-s", "4096", "--timeout", "20");
+        String port = String.valueOf(server.port());
+        PerfHarness.Run keyed = PerfHarness.run("write-bw", "127.0.0.1", "-p", port, "-s", "4096", "-n", "10",
+                "--auth-key", k, "--timeout", "2");
+        assertEquals(PerfException.CONNECT, keyed.exit(), keyed::toString);
+        // AUTH-13, AUTH-14: the keyless server's unsealed CM_REPs are dropped, and the failure says so
+        assertTrue(keyed.err().contains("without a valid seal") && keyed.err().contains("--auth-key"), keyed.err());
+        assertEquals(1, keyed.err().strip().lines().count(), "one line: " + keyed.err());
+        PerfHarness.Run client = PerfHarness.run("write-bw", "127.0.0.1", "-p", port, "-s", "4096", "-n", "10",
+                "--timeout", "20");
+        assertEquals(0, client.exit(), client::toString);
+        assertEquals(0, server.join(30_000).exit());
+    }
+
+    @Test
     void aBadKeyFileIsOneLine() throws Exception {
         PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "--auth-key", key("0011").toString());
         assertEquals(PerfException.ERROR, r.exit(), r::toString);

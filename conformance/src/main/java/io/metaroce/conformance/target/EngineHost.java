@@ -165,6 +165,10 @@ public final class EngineHost {
             return cmPort;
         }
 
+        /**
+         * The case's {@code psn iut=}, also with a key: cases are deterministic, and no case can observe whether a
+         * PSN was drawn securely (AUTH-15's generator is the real datapath's, {@code net/ConnectionManager}).
+         */
         @Override
         public int responderInitialPsn() {
             return iutPsn;

@@ -1,6 +1,7 @@
 package io.metaroce.core.wire;
 
 import io.metaroce.core.auth.AuthKeys;
+import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.auth.PacketAuth;
 
 import java.io.IOException;
@@ -14,8 +15,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * The AUTH golden vectors of spec section 10 (docs/spec/10-auth.md): the keys of the vectors' connection and three
- * sealed datagrams made from the version 1 vectors TV-1, TV-2 and TV-7. {@code AuthVectorsTest} checks them both
+ * The AUTH golden vectors of spec section 10 (docs/spec/10-auth.md): the keys of the vectors' connection, three
+ * sealed datagrams made from the version 1 vectors TV-1, TV-2 and TV-7, and TV-14 sealed with the CM key (TV-23). {@code AuthVectorsTest} checks them both
  * ways; {@code tools/auth-vectors.py} recomputes them independently. To rewrite the page's section after a
  * deliberate change: {@code ./mvnw -pl core test -Dtest=AuthVectorsTest -Dgolden.regenerate=true}.
  */
@@ -106,7 +107,40 @@ public final class AuthVectors {
                     s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), end + 24)));
             sb.append("```text\n").append(GoldenVectors.hexDump(b)).append("```\n\n");
         }
+        cmVector(sb);
         return sb.append(END_MARKER).toString();
+    }
+
+    /** TV-23's CM message counter. */
+    static final long CM_COUNTER = 3;
+
+    /** TV-23: TV-14 (a CM_DREQ) sealed by A's connection manager with the CM key (AUTH-11, AUTH-12). */
+    static byte[] sealedCm() {
+        byte[] plainBytes = GoldenVectors.Vector.CM_DREQ.build();
+        int len = plainBytes.length - Packet.CRC_LENGTH;
+        byte[] out = Arrays.copyOf(plainBytes, plainBytes.length + CmAuth.TRAILER_LENGTH);
+        MemorySegment seg = MemorySegment.ofArray(out);
+        new Packet().seal(seg, new CmAuth(psk()).seal(seg, len, CM_COUNTER));
+        return out;
+    }
+
+    private static void cmVector(StringBuilder sb) {
+        byte[] b = sealedCm();
+        MemorySegment s = MemorySegment.ofArray(b);
+        int end = b.length - Packet.CRC_LENGTH - CmAuth.TRAILER_LENGTH;
+        sb.append(String.format("### TV-23 CM_DREQ (opcode 0x%02x), %d bytes%n%n", Opcode.CM_DREQ, b.length));
+        sb.append("TV-14 sealed by A's connection manager (AUTH-11, AUTH-12): the CM key of the PSK above, CM message ")
+                .append("counter ").append(CM_COUNTER).append(". Every other field as in TV-14.\n\n");
+        sb.append("| value | bytes |\n|---|---|\n");
+        sb.append("| K_cm | `").append(HEX.formatHex(CmAuth.deriveKey(psk()))).append("` |\n\n");
+        sb.append("| offset | field | value |\n|---:|---|---|\n");
+        sb.append(String.format("| 2 | flags | 0x%04x |%n", new BaseHeader().wrap(s, 0).flags()));
+        sb.append(String.format("| %d | HMAC-SHA256 tag (first 16 bytes) | `%s` |%n", end,
+                HEX.formatHex(b, end, end + CmAuth.TAG_LENGTH)));
+        sb.append(String.format("| %d | CM message counter | %d |%n", end + CmAuth.TAG_LENGTH, s.get(U64, end + 16)));
+        sb.append(String.format("| %d | CRC32C | 0x%08x |%n%n", end + CmAuth.TRAILER_LENGTH,
+                s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), end + CmAuth.TRAILER_LENGTH)));
+        sb.append("```text\n").append(GoldenVectors.hexDump(b)).append("```\n\n");
     }
 
     static byte[] context() {

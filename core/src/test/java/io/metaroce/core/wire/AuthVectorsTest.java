@@ -1,5 +1,6 @@
 package io.metaroce.core.wire;
 
+import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.auth.PacketAuth;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +37,7 @@ class AuthVectorsTest {
     @Test
     void thePagesBytesOpenIntoTheVersion1Vectors() throws IOException {
         List<byte[]> dumps = dumps(Files.readString(AuthVectors.page(), StandardCharsets.UTF_8));
-        assertEquals(AuthVectors.Sealed.values().length, dumps.size());
+        assertEquals(AuthVectors.Sealed.values().length + 1, dumps.size(), "TV-20 .. TV-23");
         for (AuthVectors.Sealed v : AuthVectors.Sealed.values()) {
             byte[] wire = dumps.get(v.ordinal());
             assertEquals(Packet.OK, new Packet().check(MemorySegment.ofArray(wire), wire.length), v.name());
@@ -76,6 +77,34 @@ class AuthVectorsTest {
                 int r = path < 64 ? receiver(v).open(seg, d.length, path) : PacketAuth.BAD_TAG;
                 assertNotEquals(PacketAuth.OK, r, v.name() + ": bit " + bit + " changed and still opens");
             }
+        }
+    }
+
+    @Test
+    void theSealedCmMessageOpensIntoTv14AndEveryBitCounts() throws IOException {
+        List<byte[]> dumps = dumps(Files.readString(AuthVectors.page(), StandardCharsets.UTF_8));
+        byte[] wire = dumps.getLast();
+        MemorySegment seg = MemorySegment.ofArray(wire);
+        assertEquals(Packet.OK, new Packet().check(seg, wire.length));
+        CmAuth opener = new CmAuth(AuthVectors.psk());
+        assertEquals(CmAuth.OK, opener.open(seg, wire.length), "TV-23 verifies under K_cm");
+        assertEquals(AuthVectors.CM_COUNTER, CmAuth.counter(seg, wire.length));
+        byte[] plain = GoldenVectors.Vector.CM_DREQ.build();
+        int end = plain.length - Packet.CRC_LENGTH;
+        byte[] message = Arrays.copyOf(wire, end);
+        message[3] &= ~BaseHeader.FLAG_AUTH;
+        assertArrayEquals(Arrays.copyOf(plain, end), message, "TV-23 is TV-14 with flag AUTH and the trailer");
+        assertEquals(CmAuth.BAD_TAG, new CmAuth("another pre-shared key, 32 bytes".getBytes(StandardCharsets.US_ASCII))
+                .open(seg, wire.length), "another PSK");
+        for (int bit = 0; bit < (wire.length - Packet.CRC_LENGTH) * 8; bit++) {
+            byte[] d = wire.clone();
+            d[bit / 8] ^= (byte) (1 << (bit % 8));
+            MemorySegment m = MemorySegment.ofArray(d);
+            new Packet().seal(m, d.length - Packet.CRC_LENGTH);
+            if (new Packet().check(m, d.length) != Packet.OK) {
+                continue; // opcode or length bits: WIRE-8 drops it first
+            }
+            assertNotEquals(CmAuth.OK, opener.open(m, d.length), "bit " + bit + " changed and still verifies");
         }
     }
 

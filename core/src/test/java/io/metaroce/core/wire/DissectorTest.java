@@ -68,7 +68,7 @@ class DissectorTest {
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
             "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
-            "metaroce.auth.seq");
+            "metaroce.auth.seq", "metaroce.auth.cm_counter");
 
     /** One datagram of the capture and what the dissector must make of it. */
     private record Frame(String label, byte[] payload, int dstPort, Expect expect, Vector vector) {
@@ -88,6 +88,9 @@ class DissectorTest {
             for (AuthVectors.Sealed v : AuthVectors.Sealed.values()) { // AUTH-2: spec 10's sealed vectors
                 frames.add(new Frame("sealed " + v + " on " + port, v.build(), port, Expect.GOOD, v.plain));
             }
+            frames.add(new Frame("sealed CM_DREQ (TV-23) on " + port, AuthVectors.sealedCm(), port, Expect.GOOD,
+                    Vector.CM_DREQ)); // AUTH-12
+
         }
         byte[] corrupted = stored(Vector.WRITE);
         corrupted[70] ^= 0x20; // one payload bit: only the CRC can tell
@@ -140,6 +143,8 @@ class DissectorTest {
         assertTrue(v.stdout.contains("sack=[cum+2..cum+4, cum+256]"), v.stdout);
         assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
                 v.stdout);
+        assertTrue(v.stdout.contains("cm_counter=3 [auth]") && v.stdout.contains("AUTH trailer (HMAC-SHA256, CM key)"),
+                v.stdout);
     }
 
     // ---- expectations ----
@@ -166,7 +171,10 @@ class DissectorTest {
         assertNum(row, "metaroce.crc", Integer.toUnsignedLong(crc), label);
         boolean sealed = (b.flags() & BaseHeader.FLAG_AUTH) != 0
                 && bytes.length == Packet.datagramLength(b.opcode(), b.payloadLength()) + BaseHeader.AUTH_TRAILER_LENGTH;
-        assertEquals(sealed ? "0" : "", row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
+        boolean cm = b.opcode() >= Opcode.CM_REQ && b.opcode() <= Opcode.CM_REJ;
+        assertEquals(sealed && !cm ? "0" : "", row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
+        assertEquals(sealed && cm ? Long.toString(AuthVectors.CM_COUNTER) : "", row.get("metaroce.auth.cm_counter"),
+                label + ": a sealed CM message's counter (AUTH-12)");
         String status = row.get("metaroce.crc.status");
         if (f.expect == Expect.GOOD) {
             assertTrue(status.equals("1") || status.equalsIgnoreCase("Good"), label + ": CRC status " + status);

@@ -1,5 +1,6 @@
 package io.metaroce.net.cm;
 
+import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.CmHeader;
 import io.metaroce.core.wire.CmMessage;
@@ -17,9 +18,9 @@ public final class CmCodec {
     /** CM-11: the MTU range a CM_REQ or CM_REP must carry. */
     public static final int MIN_MTU = 64;
     public static final int MAX_MTU = 65_000;
-    /** The longest CM datagram: header, extension, 16 plane entries, trailer. */
+    /** The longest CM datagram: header, extension, 16 plane entries, AUTH trailer (AUTH-12), CRC. */
     public static final int MAX_LENGTH = BaseHeader.LENGTH + CmHeader.FIXED_LENGTH
-            + CmHeader.MAX_PLANES * CmHeader.PLANE_ENTRY_LENGTH + Packet.CRC_LENGTH;
+            + CmHeader.MAX_PLANES * CmHeader.PLANE_ENTRY_LENGTH + CmAuth.TRAILER_LENGTH + Packet.CRC_LENGTH;
 
     private final Packet packet = new Packet();
     private final BaseHeader base = new BaseHeader();
@@ -35,8 +36,11 @@ public final class CmCodec {
                 && Opcode.isCm(datagram.get(java.lang.foreign.ValueLayout.JAVA_BYTE, BaseHeader.OPCODE) & 0xFF);
     }
 
-    /** The message in {@code datagram}, or null after counting why it was dropped. */
-    CmMessage decode(MemorySegment datagram, int length) {
+    /**
+     * WIRE-8 for a CM datagram: true when {@code datagram[0, length)} may be read further; otherwise counts why it
+     * was dropped (a datagram with the AUTH trailer passes: AUTH-12).
+     */
+    boolean wellFormed(MemorySegment datagram, int length) {
         int rc = packet.check(datagram, length);
         if (rc != Packet.OK) {
             count(switch (rc) {
@@ -46,38 +50,54 @@ public final class CmCodec {
                 case Packet.BAD_OPCODE -> CmCounter.CM_DROP_BAD_OPCODE;
                 default -> CmCounter.CM_DROP_BAD_LENGTH;
             });
-            return null;
+            return false;
         }
-        base.wrap(datagram, 0);
-        if (!Opcode.isCm(base.opcode())) {
+        if (!Opcode.isCm(base.wrap(datagram, 0).opcode())) {
             count(CmCounter.CM_DROP_BAD_OPCODE);
-            return null;
+            return false;
         }
+        return true;
+    }
+
+    /**
+     * The message of a datagram that passed {@link #wellFormed} (an AUTH trailer is not part of it), or null
+     * after counting it {@code CM_DROP_MALFORMED} (CM-11); {@code count} false: null without counting.
+     */
+    CmMessage parse(MemorySegment datagram, boolean count) {
+        base.wrap(datagram, 0);
         CmMessage m;
         try {
             m = CmMessage.parse(base.opcode(), datagram, BaseHeader.LENGTH, base.payloadLength());
         } catch (MalformedPacketException | IllegalArgumentException e) {
-            count(CmCounter.CM_DROP_MALFORMED);
-            return null;
+            m = null;
         }
-        if ((m.opcode() == Opcode.CM_REQ || m.opcode() == Opcode.CM_REP) && (m.mtu() < MIN_MTU || m.mtu() > MAX_MTU)) {
+        if (m != null && (m.opcode() == Opcode.CM_REQ || m.opcode() == Opcode.CM_REP)
+                && (m.mtu() < MIN_MTU || m.mtu() > MAX_MTU)) {
+            m = null;
+        }
+        if (m == null && count) {
             count(CmCounter.CM_DROP_MALFORMED);
-            return null;
         }
         return m;
     }
 
     /**
-     * Writes {@code m} as a sealed datagram into {@code out} (CM-2: unsequenced, path 0, PSN 0, floor 0, flags 0,
-     * source QPN = sender QPN, destination QPN = peer QPN, payload length = 18 x planes); returns its length.
+     * Writes {@code m} as a datagram with its CRC into {@code out} (CM-2: unsequenced, path 0, PSN 0, floor 0,
+     * flags 0, source QPN = sender QPN, destination QPN = peer QPN, payload length = 18 x planes), sealed by
+     * {@code auth} with CM message counter {@code counter} unless {@code auth} is null (AUTH-12); returns its
+     * length.
      */
-    int encode(CmMessage m, long nowNs, MemorySegment out) {
+    int encode(CmMessage m, long nowNs, MemorySegment out, CmAuth auth, long counter) {
         int ext = m.encodedLength();
         base.wrap(out, 0).version(Packet.VERSION).opcode(m.opcode()).flags(0).destQpn(m.peerQpn()).pathId(0)
                 .payloadLength(ext - CmHeader.FIXED_LENGTH).psn(0).psnFloor(0).srcQpn(m.senderQpn())
                 .timestampNs(nowNs);
         m.emit(out, BaseHeader.LENGTH);
-        return packet.seal(out, BaseHeader.LENGTH + ext);
+        int len = BaseHeader.LENGTH + ext;
+        if (auth != null) {
+            len = auth.seal(out, len, counter);
+        }
+        return packet.seal(out, len);
     }
 
     private void count(CmCounter c) {

@@ -26,7 +26,9 @@ final class CmConnection {
     int retries;
     /** Initiator: the attempt's deadline ({@link Engine#NO_DEADLINE} for none). */
     long deadlineNs = Engine.NO_DEADLINE;
-    /** TIME_WAIT / REJECTED: when the attempt is forgotten. */
+    /** Initiator with a key: answers to this attempt dropped for lacking a valid seal (AUTH-14's report). */
+    int unauthenticatedAnswers;
+    /** TIME_WAIT / REJECTED (and REP_SENT with a key, AUTH-15): when the attempt is forgotten. */
     long forgetAtNs = Engine.NO_DEADLINE;
 
     CmConnection(Key key, boolean initiator, CmState state) {

@@ -20,6 +20,11 @@ public enum CmCounter {
     CM_DROP_BAD_OPCODE,
     /** WIRE-8 6: length differs from header + extension + entries + trailer. */
     CM_DROP_BAD_LENGTH,
+    /**
+     * AUTH-13: a device with a pre-shared key got a CM datagram without a seal or whose tag does not verify
+     * (an unsealed or forged CM_REQ is counted here too, and refused as AUTH-14 says).
+     */
+    CM_DROP_AUTH,
     /** CM-11: fails {@code CmMessage.parse} (WIRE-7) or a CM_REQ / CM_REP with an MTU outside 64..65 000. */
     CM_DROP_MALFORMED,
     /** CM-16: well formed but without a transition in the receiver's state (unknown id, wrong QPN, no listener). */

@@ -6,6 +6,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.QpState;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.auth.AuthKeys;
+import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.wire.CmMessage;
 import io.metaroce.core.wire.Opcode;
 
@@ -36,6 +37,11 @@ public final class CmEndpoint {
     /** Responders in REP_SENT: checked for an implicit RTU (CM-8) until they are established. */
     private final List<CmConnection> awaitingRtu = new ArrayList<>();
     private boolean listening;
+    /** AUTH-11: the sealer under the CM key of {@link #authPsk} (the host's key; made again if it changes). */
+    private CmAuth auth;
+    private byte[] authPsk;
+    /** AUTH-12: this endpoint's CM message counter, the number of messages it has sealed. */
+    private long sealedCount;
     private long nextDeadlineNs = Engine.NO_DEADLINE;
     private boolean deadlineDirty;
 
@@ -112,6 +118,7 @@ public final class CmEndpoint {
                 awaitingRtu.remove(c);
                 toError(c.qp);
                 c.state = CmState.DREQ_SENT;
+                c.forgetAtNs = Engine.NO_DEADLINE; // AUTH-15's limit no longer applies: the close runs its course
                 CmMessage dreq = dreq(c);
                 send(nowNs, dreq, c.key.remote());
                 c.disarm();
@@ -153,8 +160,14 @@ public final class CmEndpoint {
         }
         for (CmConnection c : List.copyOf(conns.values())) {
             if (c.forgetAtNs != Engine.NO_DEADLINE && nowNs - c.forgetAtNs >= 0) {
+                boolean unconfirmed = c.state == CmState.REP_SENT;
                 c.state = CmState.CLOSED;
                 remove(c);
+                if (unconfirmed) { // AUTH-15: never established: its QP goes to ERROR
+                    counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
+                    toError(c.qp);
+                    host.abandoned(c.qp);
+                }
                 continue;
             }
             if (c.deadlineNs != Engine.NO_DEADLINE && nowNs - c.deadlineNs >= 0 && c.state == CmState.REQ_SENT) {
@@ -198,7 +211,16 @@ public final class CmEndpoint {
     /** Handles one CM datagram from {@code remote} at {@code nowNs} (CM-15: the host's dispatch by opcode). */
     public void handle(long nowNs, MemorySegment datagram, int length, long remote) {
         counters[CmCounter.CM_RX_PACKETS.ordinal()]++;
-        CmMessage m = codec.decode(datagram, length);
+        if (!codec.wellFormed(datagram, length)) {
+            return; // WIRE-8, counted
+        }
+        CmAuth a = auth();
+        if (a != null && a.open(datagram, length) != CmAuth.OK) { // AUTH-13: before any field is trusted
+            counters[CmCounter.CM_DROP_AUTH.ordinal()]++;
+            unauthenticated(nowNs, codec.parse(datagram, false), remote);
+            return;
+        }
+        CmMessage m = codec.parse(datagram, true); // AUTH-16: without a key a trailer is not part of the message
         if (m == null) {
             return;
         }
@@ -213,6 +235,38 @@ public final class CmEndpoint {
         if (!handled) {
             counters[CmCounter.CM_IGNORED.ordinal()]++; // CM-16: no transition in this state
         }
+    }
+
+    /**
+     * AUTH-14: a CM_REQ that failed AUTH-13 gets an unsealed CM_REJ UNSUPPORTED and leaves no state; an unsealed
+     * answer to one of our attempts is only noted for the attempt's failure report. Nothing else happens.
+     */
+    private void unauthenticated(long nowNs, CmMessage m, long remote) {
+        if (m == null) {
+            return;
+        }
+        if (m.opcode() == Opcode.CM_REQ) {
+            sendUnsealed(nowNs, reject(m.connectionId(), 0, m.senderQpn(), CmReason.UNSUPPORTED), remote);
+            return;
+        }
+        CmConnection c = conns.get(new CmConnection.Key(remote, m.connectionId()));
+        if (c != null && c.initiator && c.state == CmState.REQ_SENT
+                && (m.opcode() == Opcode.CM_REP || m.opcode() == Opcode.CM_REJ)) {
+            c.unauthenticatedAnswers++;
+        }
+    }
+
+    /** AUTH-11: the sealer of the host's pre-shared key, or null when it has none. */
+    private CmAuth auth() {
+        byte[] psk = host.authKey();
+        if (psk == null) {
+            return null;
+        }
+        if (psk != authPsk) {
+            auth = new CmAuth(psk);
+            authPsk = psk;
+        }
+        return auth;
     }
 
     private boolean onRequest(long nowNs, CmMessage req, long remote) {
@@ -276,6 +330,10 @@ public final class CmEndpoint {
                 caps, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13, AUTH-9
         put(c);
         awaitingRtu.add(c);
+        if (psk != null) { // AUTH-15: a replayed REQ leaves no QP behind for longer than TIME_WAIT
+            c.forgetAtNs = nowNs + settings.timeWaitNs();
+            deadlineDirty = true;
+        }
         send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
         return true;
     }
@@ -367,6 +425,8 @@ public final class CmEndpoint {
             return;
         }
         c.state = CmState.ESTABLISHED;
+        c.forgetAtNs = Engine.NO_DEADLINE;
+        deadlineDirty = true;
         if (c.qp.state() == QpState.RTR) {
             c.qp.modifyToRts(c.localPsn);
         }
@@ -438,6 +498,11 @@ public final class CmEndpoint {
         counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
         toError(c.qp);
         remove(c);
+        if (c.unauthenticatedAnswers > 0) { // AUTH-14: say what was dropped
+            why += "; the listener answered " + c.unauthenticatedAnswers + " time(s) without a valid seal, dropped "
+                    + "(CM_DROP_AUTH): it has no pre-shared key or another one (start both sides with the same "
+                    + "--auth-key), or the answers were forged";
+        }
         host.failed(c.key.cid(), c.qp, why);
     }
 
@@ -489,7 +554,16 @@ public final class CmEndpoint {
     }
 
     private void send(long nowNs, CmMessage m, long remote) {
-        int len = codec.encode(m, nowNs, out);
+        CmAuth a = auth(); // AUTH-13: a device with a key seals every message but AUTH-14's refusal
+        emit(nowNs, m, remote, a, a == null ? 0 : sealedCount++);
+    }
+
+    private void sendUnsealed(long nowNs, CmMessage m, long remote) {
+        emit(nowNs, m, remote, null, 0);
+    }
+
+    private void emit(long nowNs, CmMessage m, long remote, CmAuth a, long counter) {
+        int len = codec.encode(m, nowNs, out, a, counter);
         counters[CmCounter.CM_TX_PACKETS.ordinal()]++;
         if (m.opcode() == Opcode.CM_REJ) {
             counters[CmCounter.CM_REJECTS_SENT.ordinal()]++;

@@ -34,7 +34,10 @@ public interface CmHost {
     /** The UDP port this device receives datapath packets on (CM-14). */
     int udpPort();
 
-    /** The initial PSN (CM-12) of the next accepted connection. */
+    /**
+     * The initial PSN (CM-12) of the next accepted connection. A host with a pre-shared key MUST draw it from a
+     * cryptographically secure generator (AUTH-15: a replayed CM_REQ then gets new keys).
+     */
     int responderInitialPsn();
 
     /**
@@ -71,6 +74,14 @@ public interface CmHost {
 
     /** Responder: {@code qp} reached RTS (RTU or first data packet, CM-8): hand it to the application. */
     default void accepted(QueuePair qp, long remote) {
+    }
+
+    /**
+     * Responder with a key: the attempt of {@code qp} was neither confirmed by a CM_RTU nor by data within
+     * TIME_WAIT (AUTH-15: a replayed CM_REQ, or an initiator that went away); {@code qp} is in ERROR and was never
+     * handed to the application.
+     */
+    default void abandoned(QueuePair qp) {
     }
 
     /** Initiator: attempt {@code cid} succeeded; {@code qp} is in RTS (CM-7). */

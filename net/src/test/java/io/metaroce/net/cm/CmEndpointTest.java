@@ -125,6 +125,11 @@ class CmEndpointTest {
         }
 
         @Override
+        public void abandoned(QueuePair qp) {
+            disconnects.add("abandoned");
+        }
+
+        @Override
         public void disconnected(QueuePair qp, boolean byPeer, boolean answered) {
             disconnects.add((byPeer ? "peer" : "ours") + (answered ? " answered" : " unanswered"));
         }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Cost of sealing connection-manager messages (spec AUTH-11, AUTH-12): CmAuthCost, CPU ns and bytes allocated per
+# CM message (encode, seal, CRC, check, open, parse) on the thread's own CPU clock, unsealed and sealed interleaved
+# (the figure to trust on a loaded machine), for a CM_REQ with 4 planes and a CM_DREQ. Text in
+# bench/results/cm-auth.txt. The datapath is not involved: CM datagrams are dispatched before the engine (CM-15).
+#
+# Usage: bench/cm-auth.sh [planes] [rounds] [messages per round]      e.g. bench/cm-auth.sh 4 9 200000
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+echo "== building bench/target/benchmarks.jar"
+./mvnw -q -pl bench -am -DskipTests package
+mkdir -p bench/results
+echo "== CmAuthCost (CPU time per CM message, modes interleaved)"
+"$java_bin" -cp bench/target/benchmarks.jar io.metaroce.bench.CmAuthCost "${1:-4}" "${2:-9}" "${3:-200000}" \
+  | tee bench/results/cm-auth.txt
