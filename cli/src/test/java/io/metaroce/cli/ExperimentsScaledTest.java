@@ -77,16 +77,18 @@ class ExperimentsScaledTest {
     }
 
     @Test
-    @Disabled("e1-loss scaled fails (measured 2026-12-01 on main 75405cc, today's defaults, all-reduce on the "
-            + "pipelined ring, 4 channels): goodput_ratio_vs_lossless >= 0.86 at metaroce linkLoss=0.01 (per link) "
-            + "got 0.567 (permutation of 2 MiB), 0.266 (allreduce); >= 0.5 at linkLoss=0.1 got 0.075 (permutation), "
-            + "0.016 (allreduce): 2 MiB collectives are latency-bound and pay every lost tail")
+    @Disabled("e1-loss scaled fails (measured 2026-12-01 on main after RTO-9 rounds and reorderThreshold 1): "
+            + "goodput_ratio_vs_lossless >= 0.86 at metaroce linkLoss=0.01 (per link) got 0.609 (permutation of "
+            + "2 MiB), 0.384 (allreduce); >= 0.5 at linkLoss=0.1 got 0.183, 0.036. 2 MiB transfers last ~4 RTTs, "
+            + "so each lost tail costs a large share; at 16 MiB end to end (the loss model the claims are checked "
+            + "against) the permutation keeps 0.84 / 0.85 and the all-reduce 0.83 / 0.39 (with ACK bundles 0.91 / "
+            + "0.85 and 0.89 / 0.43): the all-reduce at 10% still fails (issue 10)")
     void e1LossScaledRunPasses(@TempDir Path out) throws IOException {
         check("e1-loss.yaml", out);
     }
 
     @Test
-    @Disabled("e4-incast scaled fails (measured 2026-11-30, after HINT-6): time_to_fair_us <= 45 at metaroce "
+    @Disabled("e4-incast scaled fails (measured 2026-11-30 after HINT-6, unchanged 2026-12-01): time_to_fair_us <= 45 at metaroce "
             + "senders=8 got 53; <= 75 at senders=32 got 219 (no drops)")
     void e4IncastScaledRunPasses(@TempDir Path out) throws IOException {
         check("e4-incast.yaml", out);
