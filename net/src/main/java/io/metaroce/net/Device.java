@@ -407,6 +407,14 @@ public final class Device implements AutoCloseable {
         return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps, cm.counters()));
     }
 
+    /**
+     * Datagrams received so far ({@link DeviceStats#rxDatagrams()}), read on the agent thread without a whole
+     * {@link #stats()} snapshot, whose cost grows with the QPs.
+     */
+    public long rxDatagrams() {
+        return call(() -> agent.rxDatagrams);
+    }
+
     // ------------------------------------------------------------------ for the connection manager
 
     Engine engine() {
