@@ -9,17 +9,10 @@
 #
 # Usage: bench/auth.sh [--payload 4096] [extra JMH args]      e.g. bench/auth.sh -wi 2 -i 3 -f 2
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
-  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 payload=4096
 if [[ "${1:-}" == "--payload" ]]; then payload=$2; shift 2; fi
-echo "== building bench/target/benchmarks.jar"
-./mvnw -q -pl bench -am -DskipTests package
-mkdir -p bench/results
+build_benchmarks_jar
 json=bench/results/auth.json
 aead=bench/results/auth-aead.json
 packet=bench/results/auth-packet.json

@@ -6,15 +6,8 @@
 #
 # Usage: bench/cm-auth.sh [planes] [rounds] [messages per round]      e.g. bench/cm-auth.sh 4 9 200000
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
-  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-echo "== building bench/target/benchmarks.jar"
-./mvnw -q -pl bench -am -DskipTests package
-mkdir -p bench/results
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+build_benchmarks_jar
 echo "== CmAuthCost (CPU time per CM message, modes interleaved)"
 "$java_bin" -cp bench/target/benchmarks.jar io.metaroce.bench.CmAuthCost "${1:-4}" "${2:-9}" "${3:-200000}" \
   | tee bench/results/cm-auth.txt

@@ -7,18 +7,9 @@
 # (the summary reads the JSON), and -prof gc is always on.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
-  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-
-echo "== building bench/target/benchmarks.jar"
-./mvnw -q -pl bench -am -DskipTests package
-
-mkdir -p bench/results
+build_benchmarks_jar
 json=bench/results/engine.json
 rm -f "$json"
 

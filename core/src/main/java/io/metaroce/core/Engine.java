@@ -329,6 +329,10 @@ public final class Engine {
 
     /** Largest datagram this engine produces: headers, one MTU of payload, the AUTH trailer and the CRC. */
     public int maxDatagramLength() {
+        return maxDatagramLength(cfg);
+    }
+
+    private static int maxDatagramLength(EngineConfig cfg) {
         return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
@@ -343,7 +347,7 @@ public final class Engine {
 
     /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
     public static int bufferLength(EngineConfig cfg) {
-        int full = Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
+        int full = maxDatagramLength(cfg);
         if (!cfg.elidePayload) {
             return full;
         }
