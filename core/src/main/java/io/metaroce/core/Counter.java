@@ -57,7 +57,16 @@ public enum Counter {
     /** AUTH-6: no AUTH trailer on an authenticated connection (or one on a connection without), or a bad tag. */
     DROP_AUTH,
     /** AUTH-7: an authentic packet whose sequence number was already accepted or is below the replay window. */
-    DROP_REPLAY;
+    DROP_REPLAY,
+    /**
+     * AUTH-19: an authenticated packet whose key phase and sequence number show it was sealed under a key this QP
+     * no longer keeps (two or more key updates old); dropped without trying a key.
+     */
+    DROP_KEY_RETIRED,
+    /** AUTH-18: key updates this QP's sender made (it seals under the next key from then on). */
+    KEY_UPDATES_SENT,
+    /** AUTH-19: key updates of the peer this QP followed (a packet under the peer's next key verified). */
+    KEY_UPDATES_RECEIVED;
 
     private static final Counter[] VALUES = values();
 

@@ -114,6 +114,12 @@ public final class EngineConfig {
      * verified. Lets a simulator run with packet buffers of {@link Engine#bufferLength()} bytes instead of an MTU.
      */
     public boolean elidePayload = false;
+    /**
+     * AUTH-18: an authenticated connection's sender moves to its next key after sealing this many packets under the
+     * current one (and once the peer acknowledged a packet sealed under it); 0 = never. RECOMMENDED 2^22, half of
+     * AES-GCM's confidentiality bound of 2^23 full-size packets per key (RFC 9001 section 6.6).
+     */
+    public long authKeyUpdatePackets = 1L << 22;
     /** Makes each path's congestion controller (CC-*); DCTCP-style {@link EcnAimd} by default. */
     public CongestionControl.Factory congestionControl = EcnAimd::new;
     /** Where a test plugs a deliberate defect in (the conformance suite's mutation test); {@link ProtocolSeam#NONE}. */
@@ -156,6 +162,7 @@ public final class EngineConfig {
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
     public EngineConfig congestionControl(CongestionControl.Factory v) { congestionControl = v; return this; }
+    public EngineConfig authKeyUpdatePackets(long v) { authKeyUpdatePackets = v; return this; }
 
     /** CC-1: the connection's initial window in bytes ({@link #initialWindowBytes}, or its default). */
     public long connectionInitialWindowBytes() {
@@ -184,6 +191,7 @@ public final class EngineConfig {
         c.grantFraction = grantFraction;
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
+        c.authKeyUpdatePackets = authKeyUpdatePackets;
         c.congestionControl = congestionControl;
         c.seam = seam;
         return c;
@@ -217,6 +225,8 @@ public final class EngineConfig {
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
+        require(authKeyUpdatePackets >= 0, "authKeyUpdatePackets must be >= 0 (0 = never), got "
+                + authKeyUpdatePackets);
         require(congestionControl != null, "congestionControl must be set");
         return this;
     }

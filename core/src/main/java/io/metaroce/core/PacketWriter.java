@@ -30,6 +30,8 @@ final class PacketWriter {
     private final ProbeHeader probe = new ProbeHeader();
     /** AUTH-*: the connection's authenticator (set by the QP), or null. */
     PacketAuth auth;
+    /** AUTH-18: when {@link #auth} moves to its next key (set with it). */
+    KeyUpdates keyUpdates;
     // the data packet being written, when its payload stays in its region (Engine.gatherTransmit; never with AUTH,
     // which seals the payload in the buffer)
     private MemorySegment gatherSegment;
@@ -61,6 +63,7 @@ final class PacketWriter {
             tx.payloadLength = gatherLength;
         } else {
             if (auth != null) {
+                keyUpdates.beforeSeal(p);
                 len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
             }
             total = c.cfg.elidePayload && Opcode.isData(op) ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())

@@ -85,6 +85,10 @@ public final class QueuePair {
     public boolean authenticated() { return auth != null; }
     /** Whether this QP's payloads are encrypted (AUTH-5). */
     public boolean encrypted() { return auth != null && auth.encrypts(); }
+    /** AUTH-17: the generation of the key this QP seals with (its key updates so far; 0 without keys). */
+    public long txKeyGeneration() { return auth == null ? 0 : auth.txKeyGeneration(); }
+    /** AUTH-19: the generation of the peer's key this QP opens with (the peer's updates it followed). */
+    public long rxKeyGeneration() { return auth == null ? 0 : auth.rxKeyGeneration(); }
 
     /**
      * AUTH-1: authenticates every packet of this connection with {@code keys} (derived by the connection manager,
@@ -100,6 +104,7 @@ public final class QueuePair {
         }
         auth = new PacketAuth(keys, c.paths.length);
         writer.auth = auth;
+        writer.keyUpdates = new KeyUpdates(c, auth);
     }
 
     // =====================================================================================================
@@ -173,6 +178,7 @@ public final class QueuePair {
         c.grantBps = 0;
         auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
         writer.auth = null;
+        writer.keyUpdates = null;
         // A reconnected QP starts its MSN, RSN and queue serials afresh (serials index by MSN).
         c.sq.reset();
         c.rsq.reset();
@@ -290,10 +296,14 @@ public final class QueuePair {
             return;
         }
         if (auth != null) {
-            int r = auth.open(seg, length, pathId); // AUTH-6, AUTH-7: before any other field is trusted
+            int r = auth.open(seg, length, pathId); // AUTH-6, AUTH-7, AUTH-19: before any other field is trusted
             if (r != PacketAuth.OK) {
-                c.count(r == PacketAuth.REPLAY ? Counter.DROP_REPLAY : Counter.DROP_AUTH);
-                return;
+                if (r != PacketAuth.UPDATED) {
+                    c.count(r == PacketAuth.REPLAY ? Counter.DROP_REPLAY
+                            : r == PacketAuth.RETIRED ? Counter.DROP_KEY_RETIRED : Counter.DROP_AUTH);
+                    return;
+                }
+                c.count(Counter.KEY_UPDATES_RECEIVED);
             }
         } else if (length != Packet.datagramLength(base.opcode(), base.payloadLength())) {
             c.count(Counter.DROP_AUTH); // AUTH-8: an authenticated packet on a connection without keys

@@ -20,18 +20,36 @@ public final class AuthKeys {
     static final byte[] INFO_I2R = "MetaRoCE AUTH v1 initiator to responder".getBytes(StandardCharsets.US_ASCII);
     /** HKDF info of the key for packets from the responder to the initiator. */
     static final byte[] INFO_R2I = "MetaRoCE AUTH v1 responder to initiator".getBytes(StandardCharsets.US_ASCII);
+    /** HKDF info of the update secret of the initiator-to-responder direction (AUTH-17). */
+    static final byte[] INFO_I2R_UPDATE = "MetaRoCE AUTH v1 initiator to responder update"
+            .getBytes(StandardCharsets.US_ASCII);
+    /** HKDF info of the update secret of the responder-to-initiator direction (AUTH-17). */
+    static final byte[] INFO_R2I_UPDATE = "MetaRoCE AUTH v1 responder to initiator update"
+            .getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] txKey;
     private final byte[] rxKey;
     private final boolean encrypt;
+    /** AUTH-17: the update secrets of both directions ({@code S_0}), or null (keys given without them). */
+    private final byte[] txSecret;
+    private final byte[] rxSecret;
 
-    /** Keys given directly (16 bytes each; copied). */
+    /**
+     * Keys given directly (16 bytes each; copied), without update secrets: such a connection never updates its
+     * keys (AUTH-18) and cannot follow a peer that does (AUTH-19: its packets fail the tag).
+     */
     public AuthKeys(byte[] txKey, byte[] rxKey, boolean encrypt) {
+        this(txKey, rxKey, null, null, encrypt);
+    }
+
+    private AuthKeys(byte[] txKey, byte[] rxKey, byte[] txSecret, byte[] rxSecret, boolean encrypt) {
         if (txKey.length != KEY_LENGTH || rxKey.length != KEY_LENGTH) {
             throw new IllegalArgumentException("AES-128-GCM keys are " + KEY_LENGTH + " bytes");
         }
         this.txKey = txKey.clone();
         this.rxKey = rxKey.clone();
+        this.txSecret = txSecret == null ? null : txSecret.clone();
+        this.rxSecret = rxSecret == null ? null : rxSecret.clone();
         this.encrypt = encrypt;
     }
 
@@ -47,10 +65,14 @@ public final class AuthKeys {
                 psk);
         byte[] i2r = Hkdf.expand(prk, INFO_I2R, KEY_LENGTH);
         byte[] r2i = Hkdf.expand(prk, INFO_R2I, KEY_LENGTH);
+        byte[] si2r = Hkdf.expand(prk, INFO_I2R_UPDATE, KeyRatchet.SECRET_LENGTH);
+        byte[] sr2i = Hkdf.expand(prk, INFO_R2I_UPDATE, KeyRatchet.SECRET_LENGTH);
         Arrays.fill(prk, (byte) 0);
-        AuthKeys k = initiator ? new AuthKeys(i2r, r2i, encrypt) : new AuthKeys(r2i, i2r, encrypt);
-        Arrays.fill(i2r, (byte) 0);
-        Arrays.fill(r2i, (byte) 0);
+        AuthKeys k = initiator ? new AuthKeys(i2r, r2i, si2r, sr2i, encrypt)
+                : new AuthKeys(r2i, i2r, sr2i, si2r, encrypt);
+        for (byte[] b : new byte[][] {i2r, r2i, si2r, sr2i}) {
+            Arrays.fill(b, (byte) 0);
+        }
         return k;
     }
 
@@ -77,6 +99,16 @@ public final class AuthKeys {
     /** A copy of the key of the packets this side receives. */
     public byte[] rxKey() {
         return rxKey.clone();
+    }
+
+    /** AUTH-17: a copy of the update secret {@code S_0} of the packets this side sends, or null. */
+    public byte[] txUpdateSecret() {
+        return txSecret == null ? null : txSecret.clone();
+    }
+
+    /** AUTH-17: a copy of the update secret {@code S_0} of the packets this side receives, or null. */
+    public byte[] rxUpdateSecret() {
+        return rxSecret == null ? null : rxSecret.clone();
     }
 
     /** Whether payloads are encrypted (AUTH-5); otherwise they are authenticated only. */

@@ -53,11 +53,20 @@ public final class PacketAuth {
     public static final int BAD_TAG = 2;
     /** {@link #open} result: the sequence number was already accepted or is below the window (AUTH-7). */
     public static final int REPLAY = 3;
+    /** {@link #open} result: authentic and fresh, and the first packet under the peer's next key (AUTH-19). */
+    public static final int UPDATED = 4;
+    /** {@link #open} result: sealed under a key this receiver no longer keeps (AUTH-19); no key was tried. */
+    public static final int RETIRED = 5;
 
     private final Cipher sealer;
     private final Cipher opener;
-    private final SecretKeySpec txKey;
-    private final SecretKeySpec rxKey;
+    /** AUTH-17: the key packets are sealed with now, its phase bit, and how many it sealed. */
+    private SecretKeySpec txKey;
+    private int txPhase;
+    private long sealedUnderKey;
+    private final KeyRatchet txRatchet;
+    /** AUTH-19: the peer's keys (previous, current, next) and the choice among them. */
+    private final RxKeys rx;
     private final boolean encrypt;
     private final long[] txSeq;
     private final ReplayWindow window;
@@ -83,7 +92,8 @@ public final class PacketAuth {
             throw new IllegalStateException("this JDK has no AES/GCM/NoPadding", e);
         }
         txKey = new SecretKeySpec(keys.txKey(), "AES");
-        rxKey = new SecretKeySpec(keys.rxKey(), "AES");
+        txRatchet = new KeyRatchet(keys.txUpdateSecret());
+        rx = new RxKeys(keys.rxKey(), keys.rxUpdateSecret(), paths);
         encrypt = keys.encrypt();
         txSeq = new long[paths];
         window = new ReplayWindow(paths);
@@ -99,6 +109,40 @@ public final class PacketAuth {
         return BaseHeader.FLAG_AUTH | (encrypt ? BaseHeader.FLAG_ENCRYPTED : 0);
     }
 
+    /** AUTH-18: whether this sender can move to a next key (its keys came with their update secret). */
+    public boolean canUpdateKey() {
+        return txRatchet.canStep();
+    }
+
+    /** AUTH-18: packets sealed under the current key so far. */
+    public long sealedUnderKey() {
+        return sealedUnderKey;
+    }
+
+    /** AUTH-17: the generation of the key packets are sealed with now (the number of key updates made). */
+    public long txKeyGeneration() {
+        return txRatchet.generation();
+    }
+
+    /** AUTH-19: the generation of the peer's key this receiver opens with now (the updates it followed). */
+    public long rxKeyGeneration() {
+        return rx.generation();
+    }
+
+    /**
+     * AUTH-18: seals every later packet under the next generation of the key, with the {@code KEY_PHASE} bit
+     * flipped. The caller decides when (after enough packets, once the peer acknowledged one under the current
+     * key); derives one key (two HMAC-SHA256) and allocates its spec.
+     */
+    public void updateTxKey() {
+        if (!txRatchet.canStep()) {
+            throw new IllegalStateException("these keys came without an update secret (AUTH-17)");
+        }
+        txKey = txRatchet.step();
+        txPhase ^= BaseHeader.FLAG_KEY_PHASE;
+        sealedUnderKey = 0;
+    }
+
     /** The sequence number the next packet on {@code path} will carry. */
     public long nextSequence(int path) {
         return txSeq[path];
@@ -111,7 +155,8 @@ public final class PacketAuth {
      */
     public int seal(MemorySegment out, int length, int path) {
         base.wrap(out, 0);
-        base.flags(base.flags() | flags());
+        base.flags(base.flags() | flags() | txPhase);
+        sealedUnderKey++;
         int headers = BaseHeader.LENGTH + Opcode.extensionLength(base.opcode());
         long seq = txSeq[path]++;
         byte[] a = array(out, length + TAG_LENGTH);
@@ -135,8 +180,9 @@ public final class PacketAuth {
 
     /**
      * Opens the datagram {@code seg[0, length)} (CRC included, already checked by {@link Packet#check}) that
-     * arrived on path {@code path}: returns {@link #OK} and, if the connection encrypts, leaves the plaintext
-     * payload in place; or the reason to drop it. The replay window moves only for an authentic packet.
+     * arrived on path {@code path}: returns {@link #OK} (or {@link #UPDATED}: authentic, and the peer's first
+     * packet under its next key) and, if the connection encrypts, leaves the plaintext payload in place; or the
+     * reason to drop it. The replay window and the keys move only for an authentic packet (AUTH-7, AUTH-19).
      */
     public int open(MemorySegment seg, int length, int path) {
         base.wrap(seg, 0);
@@ -151,10 +197,34 @@ public final class PacketAuth {
         if (!window.fresh(path, seq)) {
             return REPLAY;
         }
+        int choice = rx.select(flags & BaseHeader.FLAG_KEY_PHASE, path, seq, window.highest(path)); // AUTH-19
+        if (choice == RxKeys.RETIRED) {
+            return RETIRED;
+        }
+        SecretKeySpec key = choice == RxKeys.NONE ? null
+                : opened(rx.first(), seg, path, seq, headers, end) ? rx.first()
+                : choice == RxKeys.TWO && opened(rx.second(), seg, path, seq, headers, end) ? rx.second() : null;
+        if (key == null) {
+            return BAD_TAG;
+        }
+        if (encrypt) {
+            MemorySegment.copy(plain, 0, seg, ValueLayout.JAVA_BYTE, headers, end - headers);
+        }
+        boolean rotated = rx.verified(key, path, seq, window);
+        window.accept(path, seq);
+        return rotated ? UPDATED : OK;
+    }
+
+    /**
+     * Whether the tag of {@code seg} (headers of {@code headers} bytes, payload up to {@code end}) verifies under
+     * {@code key}; an encrypted payload is then decrypted into {@link #plain}. The datagram itself is left as it
+     * was either way, so another key can be tried after a failure.
+     */
+    private boolean opened(SecretKeySpec key, MemorySegment seg, int path, long seq, int headers, int end) {
         byte[] a = array(seg, end + TAG_LENGTH);
         int o = arrayOffset(seg);
         try {
-            opener.init(Cipher.DECRYPT_MODE, rxKey, spec.nonce(path, seq));
+            opener.init(Cipher.DECRYPT_MODE, key, spec.nonce(path, seq));
             if (encrypt) {
                 if (plain.length < end - headers) {
                     plain = new byte[Math.max(end - headers, 2 * plain.length)]; // only a longer packet than before
@@ -166,22 +236,12 @@ public final class PacketAuth {
                 opener.updateAAD(a, o, end);
                 opener.doFinal(a, o + end, TAG_LENGTH, a, o + end);
             }
+            return true;
         } catch (AEADBadTagException e) {
-            return BAD_TAG;
+            return false;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM open failed", e);
         }
-        if (encrypt) {
-            MemorySegment.copy(plain, 0, seg, ValueLayout.JAVA_BYTE, headers, end - headers);
-        }
-        window.accept(path, seq);
-        return OK;
-    }
-
-    /** Forgets the replay windows and restarts the sequence numbers (only with new keys: AUTH-4). */
-    void clear() {
-        window.clear();
-        java.util.Arrays.fill(txSeq, 0);
     }
 
     /**
@@ -247,6 +307,8 @@ public final class PacketAuth {
             case MISSING -> "MISSING";
             case BAD_TAG -> "BAD_TAG";
             case REPLAY -> "REPLAY";
+            case UPDATED -> "UPDATED";
+            case RETIRED -> "RETIRED";
             default -> "UNKNOWN(" + r + ")";
         };
     }

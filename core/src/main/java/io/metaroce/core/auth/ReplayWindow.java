@@ -58,6 +58,11 @@ final class ReplayWindow {
         seen[base + (bit >>> 6)] |= 1L << (bit & 63);
     }
 
+    /** The highest number accepted on {@code path}, or -1 before any. */
+    long highest(int path) {
+        return highest[path];
+    }
+
     /** Forgets everything (a QP reset). */
     void clear() {
         java.util.Arrays.fill(highest, -1);
