@@ -2,8 +2,9 @@
 """Recomputes the AUTH vectors of docs/spec/10-auth.md with Python's `cryptography` package (an AES-GCM and HKDF
 independent of the JDK's) and checks them against the page: the keys of TV-19, and for TV-20..TV-22 the tag over
 the stated bytes (decrypting an encrypted payload) and the CRC32C trailer; for TV-23 (a CM message, AUTH-11) the
-CM key and the truncated HMAC-SHA256 tag with Python's own `hmac` and `hashlib` (HKDF written out from RFC 5869).
-Exit 0 when every vector agrees.
+CM key and the truncated HMAC-SHA256 tag with Python's own `hmac` and `hashlib` (HKDF written out from RFC 5869);
+for TV-24 (a key update, AUTH-17) the update secrets S_0, S_1 and the key K_1 with `hmac`/`hashlib`, and the tag under
+K_1 with `cryptography`. Exit 0 when every vector agrees.
 
     python3 tools/auth-vectors.py [docs/spec/10-auth.md]
 """
@@ -18,7 +19,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 EXT = {0x01: 32, 0x02: 32, 0x03: 32, 0x04: 32, 0x05: 32, 0x06: 32, 0x10: 56, 0x11: 16, 0x20: 16, 0x21: 16}
-FLAG_AUTH, FLAG_ENCRYPTED = 0x0010, 0x0020
+FLAG_AUTH, FLAG_ENCRYPTED, FLAG_KEY_PHASE = 0x0010, 0x0020, 0x0040
 
 
 def crc32c(data):
@@ -59,6 +60,31 @@ def check_cm(number, body, wire, psk):
     return verdict == "agrees"
 
 
+def hkdf_expand(prk, info, length):
+    """RFC 5869 HKDF-Expand with HMAC-SHA256 (standard library)."""
+    out, t, i = b"", b"", 1
+    while len(out) < length:
+        t = hmac.new(prk, t + info + bytes([i]), hashlib.sha256).digest()
+        out, i = out + t, i + 1
+    return out[:length]
+
+
+def updated_key(body, psk, context):
+    """AUTH-17: S_0 = Expand(PRK, "<direction> update", 32), S_1 = Expand(S_0, "key update", 32),
+    K_1 = Expand(S_1, "key", 16); each checked against the page. Returns K_1 (None when one differs)."""
+    prk = hmac.new(context, psk, hashlib.sha256).digest()
+    s0 = hkdf_expand(prk, b"MetaRoCE AUTH v1 initiator to responder update", 32)
+    s1 = hkdf_expand(s0, b"MetaRoCE AUTH v1 key update", 32)
+    k1 = hkdf_expand(s1, b"MetaRoCE AUTH v1 key", 16)
+    ok = True
+    for name, value in (("S_i2r,0", s0), ("S_i2r,1", s1), ("K_i2r,1", k1)):
+        shown = re.search(r"^\| " + re.escape(name) + r" \| `([0-9a-f]+)` \|$", body, re.M).group(1)
+        same = shown == value.hex()
+        ok &= same
+        print(f"TV-24 {name} = {value.hex()}: {'agrees' if same else 'DIFFERS from ' + shown}")
+    return k1 if ok else None
+
+
 def main():
     page = open(sys.argv[1] if len(sys.argv) > 1 else "docs/spec/10-auth.md").read()
     section = page[page.index("<!-- auth-vectors:begin"):page.index("<!-- auth-vectors:end")]
@@ -80,7 +106,13 @@ def main():
         if 0x30 <= wire[1] <= 0x34:
             failures += not check_cm(number, body, wire, psk)
             continue
-        key = keys["K_i2r" if "key K_i2r" in body else "K_r2i"]
+        if "key K_i2r,1" in body:
+            key = updated_key(body, psk, context)
+            if key is None:
+                failures += 1
+                continue
+        else:
+            key = keys["K_i2r" if "key K_i2r" in body else "K_r2i"]
         flags, = struct.unpack(">H", wire[2:4])
         path, = struct.unpack(">H", wire[8:10])
         plen, = struct.unpack(">H", wire[10:12])
@@ -97,7 +129,7 @@ def main():
             else:
                 aead.decrypt(nonce, tag, wire[:end])
                 detail = "tag verifies"
-            ok_tag = bool(flags & FLAG_AUTH)
+            ok_tag = bool(flags & FLAG_AUTH) and bool(flags & FLAG_KEY_PHASE) == ("key K_i2r,1" in body)
         except Exception as e:  # cryptography raises InvalidTag
             ok_tag, detail = False, f"tag does not verify ({type(e).__name__})"
         verdict = "agrees" if ok_tag and ok_crc else "DISAGREES"

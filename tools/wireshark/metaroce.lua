@@ -86,7 +86,8 @@ F.flag_retx    = ProtoField.bool("metaroce.flags.retransmit", "RETRANSMIT", 16, 
 F.flag_ackreq  = ProtoField.bool("metaroce.flags.ack_req", "ACK_REQ", 16, nil, 0x0008)
 F.flag_auth    = ProtoField.bool("metaroce.flags.auth", "AUTH", 16, nil, 0x0010)
 F.flag_enc     = ProtoField.bool("metaroce.flags.encrypted", "ENCRYPTED", 16, nil, 0x0020)
-F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xffc0)
+F.flag_kphase  = ProtoField.bool("metaroce.flags.key_phase", "KEY_PHASE", 16, nil, 0x0040)
+F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xff80)
 F.dest_qpn     = ProtoField.uint32("metaroce.dest_qpn", "Destination QPN", base.HEX)
 F.path         = ProtoField.uint16("metaroce.path", "Path id", base.DEC)
 F.payload_len  = ProtoField.uint16("metaroce.payload_length", "Payload length", base.DEC)
@@ -544,6 +545,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     fl:add(F.flag_ackreq, tvb(2, 2))
     fl:add(F.flag_auth, tvb(2, 2))
     fl:add(F.flag_enc, tvb(2, 2))
+    fl:add(F.flag_kphase, tvb(2, 2))
     fl:add(F.flag_rsvd, tvb(2, 2))
     local fnames = {}
     if band(flags, 0x0002) ~= 0 then fnames[#fnames + 1] = "FIRST" end
@@ -552,6 +554,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     if band(flags, 0x0008) ~= 0 then fnames[#fnames + 1] = "ACK_REQ" end
     if band(flags, 0x0010) ~= 0 then fnames[#fnames + 1] = "AUTH" end
     if band(flags, 0x0020) ~= 0 then fnames[#fnames + 1] = "ENCRYPTED" end
+    if band(flags, 0x0040) ~= 0 then fnames[#fnames + 1] = "KEY_PHASE" end
     if #fnames > 0 then fl:append_text(" (" .. table.concat(fnames, ", ") .. ")") end
     bt:add(F.dest_qpn, tvb(4, 4))
     bt:add(F.path, tvb(8, 2))

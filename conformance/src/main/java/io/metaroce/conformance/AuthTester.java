@@ -23,20 +23,49 @@ import javax.crypto.spec.SecretKeySpec;
 final class AuthTester {
     static final int FLAG_AUTH = 0x0010;
     static final int FLAG_ENCRYPTED = 0x0020;
+    static final int FLAG_KEY_PHASE = 0x0040;
     static final int TRAILER = 24;
 
-    private final byte[] txKey;
-    private final byte[] rxKey;
+    /** AUTH-17: the tester's keys by generation (index = generation), grown on demand. */
+    private final java.util.List<byte[]> txKeys = new java.util.ArrayList<>();
+    private final java.util.List<byte[]> rxKeys = new java.util.ArrayList<>();
+    private byte[] txSecret;
+    private byte[] rxSecret;
+    /** AUTH-19 from the tester's side: the generation of the IUT's key the tester opens with now. */
+    private int rxGeneration;
+    /** The generation that opened the last datagram {@link #open} verified. */
+    int lastOpenedGeneration;
     private final byte[] wrongKey;
     final boolean encrypt;
     private final Map<Integer, Long> nextSeq = new HashMap<>();
 
     private AuthTester(byte[] psk, long cid, int iutQpn, int testerPsn, int iutPsn, boolean encrypt) {
-        this.txKey = key(psk, cid, iutQpn, testerPsn, iutPsn, "initiator to responder");
-        this.rxKey = key(psk, cid, iutQpn, testerPsn, iutPsn, "responder to initiator");
-        this.wrongKey = key("not the pre-shared key of this connection".getBytes(StandardCharsets.US_ASCII), cid,
-                iutQpn, testerPsn, iutPsn, "initiator to responder");
+        byte[] prk = prk(psk, cid, iutQpn, testerPsn, iutPsn);
+        txKeys.add(expand(prk, "MetaRoCE AUTH v1 initiator to responder", 16));
+        rxKeys.add(expand(prk, "MetaRoCE AUTH v1 responder to initiator", 16));
+        txSecret = expand(prk, "MetaRoCE AUTH v1 initiator to responder update", 32);
+        rxSecret = expand(prk, "MetaRoCE AUTH v1 responder to initiator update", 32);
+        this.wrongKey = expand(prk("not the pre-shared key of this connection".getBytes(StandardCharsets.US_ASCII),
+                cid, iutQpn, testerPsn, iutPsn), "MetaRoCE AUTH v1 initiator to responder", 16);
         this.encrypt = encrypt;
+    }
+
+    /** AUTH-17: the tester's key of generation {@code g} (S_{n+1} = Expand(S_n, "key update"), K = Expand(S, "key")). */
+    private byte[] txKey(int g) {
+        while (txKeys.size() <= g) {
+            txSecret = expand(txSecret, "MetaRoCE AUTH v1 key update", 32);
+            txKeys.add(expand(txSecret, "MetaRoCE AUTH v1 key", 16));
+        }
+        return txKeys.get(g);
+    }
+
+    /** AUTH-17: the IUT's key of generation {@code g}. */
+    private byte[] rxKey(int g) {
+        while (rxKeys.size() <= g) {
+            rxSecret = expand(rxSecret, "MetaRoCE AUTH v1 key update", 32);
+            rxKeys.add(expand(rxSecret, "MetaRoCE AUTH v1 key", 16));
+        }
+        return rxKeys.get(g);
     }
 
     /** The tester of a case with {@code config auth=tag|encrypt} whose QP the target connected, or null. */
@@ -53,12 +82,16 @@ final class AuthTester {
         return new AuthTester(TesterConstants.AUTH_PSK, cid, iutQpn, testerPsn, iutPsn, encrypt);
     }
 
-    private static byte[] key(byte[] psk, long cid, int iutQpn, int testerPsn, int iutPsn, String direction) {
+    /** AUTH-3: HKDF-Extract of the PSK under the connection's 24-byte context. */
+    private static byte[] prk(byte[] psk, long cid, int iutQpn, int testerPsn, int iutPsn) {
         byte[] salt = ByteBuffer.allocate(24).putLong(cid).putInt(TesterConstants.TESTER_QPN).putInt(iutQpn)
                 .putInt(testerPsn).putInt(iutPsn).array();
-        byte[] prk = hmac(salt, psk);
-        byte[] info = ("MetaRoCE AUTH v1 " + direction).getBytes(StandardCharsets.US_ASCII);
-        return Arrays.copyOf(hmac(prk, Arrays.copyOf(concat(info, new byte[] {1}), info.length + 1)), 16);
+        return hmac(salt, psk);
+    }
+
+    /** HKDF-Expand for at most one block (32 bytes): the first {@code length} bytes of HMAC(prk, info || 0x01). */
+    private static byte[] expand(byte[] prk, String info, int length) {
+        return Arrays.copyOf(hmac(prk, concat(info.getBytes(StandardCharsets.US_ASCII), new byte[] {1})), length);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
@@ -79,18 +112,21 @@ final class AuthTester {
 
     /**
      * Seals {@code buf[0, end)} (headers of {@code headers} bytes, then the payload; room for the trailer after it)
-     * sent on {@code path}: {@code how} is "on" (a correct seal), "badtag" (one tag bit flipped) or "wrongkey";
-     * {@code seq} the auth sequence number, or -1 for the path's next. Returns the length before the CRC.
+     * sent on {@code path}: {@code how} is "on" (a correct seal), "badtag" (one tag bit flipped), "wrongkey" or
+     * "flipphase" (sealed, then its KEY_PHASE bit flipped: a forged key update, AUTH-19); {@code seq} the auth
+     * sequence number, or -1 for the path's next; {@code generation} the tester's key generation (AUTH-17: odd
+     * ones set KEY_PHASE). Returns the length before the CRC.
      */
-    int seal(byte[] buf, int headers, int end, int path, String how, long seq) {
+    int seal(byte[] buf, int headers, int end, int path, String how, long seq, int generation) {
         long n = seq >= 0 ? seq : nextSeq.getOrDefault(path, 0L);
         nextSeq.merge(path, n + 1, Math::max);
-        int flags = ((buf[2] & 0xFF) << 8 | (buf[3] & 0xFF)) | FLAG_AUTH | (encrypt ? FLAG_ENCRYPTED : 0);
+        int flags = ((buf[2] & 0xFF) << 8 | (buf[3] & 0xFF)) | FLAG_AUTH | (encrypt ? FLAG_ENCRYPTED : 0)
+                | (generation % 2 == 1 ? FLAG_KEY_PHASE : 0);
         buf[2] = (byte) (flags >>> 8);
         buf[3] = (byte) flags;
         try {
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(how.equals("wrongkey") ? wrongKey : txKey, "AES"),
+            c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(how.equals("wrongkey") ? wrongKey : txKey(generation), "AES"),
                     new GCMParameterSpec(128, nonce(path, n)));
             byte[] sealed;
             if (encrypt) {
@@ -108,22 +144,42 @@ final class AuthTester {
         if (how.equals("badtag")) {
             buf[end + 7] ^= 0x10;
         }
+        if (how.equals("flipphase")) {
+            buf[3] ^= FLAG_KEY_PHASE;
+        }
         ByteBuffer.wrap(buf, end + 16, 8).putLong(n);
         return end + TRAILER;
     }
 
     /**
      * Opens a datagram the IUT sent ({@code dg}, CRC included; headers of {@code headers} bytes, payload ends at
-     * {@code end}) in place: true when its tag verifies with the IUT's key (the payload is then plaintext).
+     * {@code end}) in place: true when its tag verifies with the IUT's key of the generation its KEY_PHASE bit
+     * names (the payload is then plaintext; {@link #lastOpenedGeneration} says which). A packet with the other
+     * phase bit is tried with the IUT's next generation, which then becomes the tester's current one, and then
+     * with the previous (AUTH-19, simplified: the tester does not keep per-path bounds).
      */
     boolean open(byte[] dg, int headers, int end, int path) {
         if (dg.length != end + TRAILER + 4) {
             return false;
         }
+        int phase = (dg[3] & FLAG_KEY_PHASE) != 0 ? 1 : 0;
+        int[] order = phase == rxGeneration % 2 ? new int[] {rxGeneration}
+                : rxGeneration == 0 ? new int[] {1} : new int[] {rxGeneration + 1, rxGeneration - 1};
+        for (int g : order) {
+            if (openWith(rxKey(g), dg, headers, end, path)) {
+                lastOpenedGeneration = g;
+                rxGeneration = Math.max(rxGeneration, g);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean openWith(byte[] key, byte[] dg, int headers, int end, int path) {
         long seq = ByteBuffer.wrap(dg, end + 16, 8).getLong();
         try {
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(rxKey, "AES"), new GCMParameterSpec(128, nonce(path, seq)));
+            c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"), new GCMParameterSpec(128, nonce(path, seq)));
             if (encrypt) {
                 c.updateAAD(dg, 0, headers);
                 byte[] plain = c.doFinal(dg, headers, end - headers + 16);

@@ -187,6 +187,9 @@ final class CaseState {
                         && (c.bytes()[3] & AuthTester.FLAG_AUTH) != 0) {
                     v.fields().put("aseq", ByteBuffer.wrap(c.bytes(), c.bytes().length - 12, 8).getLong());
                 }
+                if (opened == 1 && auth != null && !Opcode.isCm(c.bytes()[1] & 0xFF)) {
+                    v.fields().put("kgen", (long) auth.lastOpenedGeneration); // AUTH-17: the key that opened it
+                }
             }
             keyAfterCm(v);
             seen.add(new SeenPacket(c, v, seen.size()));

@@ -209,8 +209,12 @@ final class PacketBuilder {
             }
         }
         String how = st.value("auth", Opcode.isCm(op) && !ctx.cmSeals() ? "none" : "on");
-        if (!Set.of("on", "none", "badtag", "wrongkey").contains(how)) {
-            throw ctx.err("auth= takes on, none, badtag or wrongkey, not " + how);
+        if (!Set.of("on", "none", "badtag", "wrongkey", "flipphase").contains(how)) {
+            throw ctx.err("auth= takes on, none, badtag, wrongkey or flipphase, not " + how);
+        }
+        long generation = ctx.num(st, "kgen", 0);
+        if (generation < 0 || generation > 1000) {
+            throw ctx.err("kgen= is a key generation in 0..1000, not " + generation);
         }
         if (Opcode.isCm(op) && !how.equals("none")) { // AUTH-12: sealed with the CM key like a peer with the PSK
             int sealed = AuthTester.sealCm(buf, headers + payloadLength, how, ctx.num(st, "aseq", ctx.cmCounter++));
@@ -218,7 +222,8 @@ final class PacketBuilder {
                 dglen = sealed + Packet.CRC_LENGTH;
             }
         } else if (ctx.auth != null && !Opcode.isCm(op) && !how.equals("none")) { // AUTH-2: sealed like a peer
-            int sealed = ctx.auth.seal(buf, headers, headers + payloadLength, path, how, ctx.num(st, "aseq", -1));
+            int sealed = ctx.auth.seal(buf, headers, headers + payloadLength, path, how, ctx.num(st, "aseq", -1),
+                    (int) generation);
             if (st.arg("dglen") == null) {
                 dglen = sealed + Packet.CRC_LENGTH;
             }

@@ -188,7 +188,7 @@ public final class PacketView {
     /** Flag names joined by '|', or 0. */
     public static String flagNames(int f) {
         StringBuilder sb = new StringBuilder();
-        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ", "AUTH", "ENCRYPTED"};
+        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ", "AUTH", "ENCRYPTED", "KEY_PHASE"};
         for (int i = 0; i < 16; i++) {
             if ((f >> i & 1) != 0) {
                 if (!sb.isEmpty()) {

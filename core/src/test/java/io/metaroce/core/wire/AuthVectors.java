@@ -108,6 +108,7 @@ public final class AuthVectors {
             sb.append("```text\n").append(GoldenVectors.hexDump(b)).append("```\n\n");
         }
         cmVector(sb);
+        keyUpdateVector(sb);
         return sb.append(END_MARKER).toString();
     }
 
@@ -140,6 +141,62 @@ public final class AuthVectors {
         sb.append(String.format("| %d | CM message counter | %d |%n", end + CmAuth.TAG_LENGTH, s.get(U64, end + 16)));
         sb.append(String.format("| %d | CRC32C | 0x%08x |%n%n", end + CmAuth.TRAILER_LENGTH,
                 s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), end + CmAuth.TRAILER_LENGTH)));
+        sb.append("```text\n").append(GoldenVectors.hexDump(b)).append("```\n\n");
+    }
+
+    /** TV-24's auth sequence number: the sixth packet on path 0, the first under generation 1. */
+    static final long UPDATED_SEQ = 5;
+
+    /**
+     * TV-24: TV-1 sealed by A under the second generation of K_i2r (AUTH-17: {@code KEY_PHASE} set) as the sixth
+     * packet of path 0, after five under generation 0.
+     */
+    static byte[] updatedWrite() {
+        byte[] plainBytes = GoldenVectors.Vector.WRITE.build();
+        int len = plainBytes.length - Packet.CRC_LENGTH;
+        PacketAuth auth = new PacketAuth(keys(true, false), 64);
+        byte[] out = null;
+        for (long i = 0; i <= UPDATED_SEQ; i++) {
+            if (i == UPDATED_SEQ) {
+                auth.updateTxKey();
+            }
+            out = Arrays.copyOf(plainBytes, plainBytes.length + PacketAuth.TRAILER_LENGTH);
+            MemorySegment seg = MemorySegment.ofArray(out);
+            new Packet().seal(seg, auth.seal(seg, len, 0));
+        }
+        return out;
+    }
+
+    /** The update secrets S_0, S_1 and the key K_1 of direction i2r (AUTH-17), written out with {@link Hkdf}. */
+    static byte[][] i2rSchedule() {
+        byte[] prk = io.metaroce.core.auth.Hkdf.extract(context(), psk());
+        byte[] s0 = io.metaroce.core.auth.Hkdf.expand(prk, "MetaRoCE AUTH v1 initiator to responder update"
+                .getBytes(StandardCharsets.US_ASCII), 32);
+        byte[] s1 = io.metaroce.core.auth.Hkdf.expand(s0, "MetaRoCE AUTH v1 key update".getBytes(StandardCharsets.US_ASCII), 32);
+        byte[] k1 = io.metaroce.core.auth.Hkdf.expand(s1, "MetaRoCE AUTH v1 key".getBytes(StandardCharsets.US_ASCII), 16);
+        return new byte[][] {s0, s1, k1};
+    }
+
+    private static void keyUpdateVector(StringBuilder sb) {
+        byte[] b = updatedWrite();
+        MemorySegment s = MemorySegment.ofArray(b);
+        BaseHeader h = new BaseHeader().wrap(s, 0);
+        int end = BaseHeader.LENGTH + Opcode.extensionLength(h.opcode()) + h.payloadLength();
+        byte[][] k = i2rSchedule();
+        sb.append(String.format("### TV-24 WRITE (opcode 0x%02x) under the next key, %d bytes%n%n", h.opcode(), b.length));
+        sb.append("TV-1 sealed by A after one key update (AUTH-17, AUTH-18): key K_i2r,1, flag KEY_PHASE, path 0, ")
+                .append("auth sequence number ").append(UPDATED_SEQ).append(" (numbers 0-4 went out under K_i2r). ")
+                .append("Every other field as in TV-1.\n\n");
+        sb.append("| value | bytes |\n|---|---|\n");
+        sb.append("| S_i2r,0 | `").append(HEX.formatHex(k[0])).append("` |\n");
+        sb.append("| S_i2r,1 | `").append(HEX.formatHex(k[1])).append("` |\n");
+        sb.append("| K_i2r,1 | `").append(HEX.formatHex(k[2])).append("` |\n\n");
+        sb.append("| offset | field | value |\n|---:|---|---|\n");
+        sb.append(String.format("| 2 | flags | 0x%04x |%n", h.flags()));
+        sb.append(String.format("| %d | GCM tag | `%s` |%n", end, HEX.formatHex(b, end, end + 16)));
+        sb.append(String.format("| %d | auth sequence number (nonce bytes 4-11) | %d |%n", end + 16, s.get(U64, end + 16)));
+        sb.append(String.format("| %d | CRC32C | 0x%08x |%n%n", end + 24,
+                s.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), end + 24)));
         sb.append("```text\n").append(GoldenVectors.hexDump(b)).append("```\n\n");
     }
 

@@ -1,5 +1,6 @@
 package io.metaroce.core.wire;
 
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.auth.PacketAuth;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class AuthVectorsTest {
     @Test
     void thePagesBytesOpenIntoTheVersion1Vectors() throws IOException {
         List<byte[]> dumps = dumps(Files.readString(AuthVectors.page(), StandardCharsets.UTF_8));
-        assertEquals(AuthVectors.Sealed.values().length + 1, dumps.size(), "TV-20 .. TV-23");
+        assertEquals(AuthVectors.Sealed.values().length + 2, dumps.size(), "TV-20 .. TV-24");
         for (AuthVectors.Sealed v : AuthVectors.Sealed.values()) {
             byte[] wire = dumps.get(v.ordinal());
             assertEquals(Packet.OK, new Packet().check(MemorySegment.ofArray(wire), wire.length), v.name());
@@ -83,7 +84,7 @@ class AuthVectorsTest {
     @Test
     void theSealedCmMessageOpensIntoTv14AndEveryBitCounts() throws IOException {
         List<byte[]> dumps = dumps(Files.readString(AuthVectors.page(), StandardCharsets.UTF_8));
-        byte[] wire = dumps.getLast();
+        byte[] wire = dumps.get(AuthVectors.Sealed.values().length);
         MemorySegment seg = MemorySegment.ofArray(wire);
         assertEquals(Packet.OK, new Packet().check(seg, wire.length));
         CmAuth opener = new CmAuth(AuthVectors.psk());
@@ -106,6 +107,28 @@ class AuthVectorsTest {
             }
             assertNotEquals(CmAuth.OK, opener.open(m, d.length), "bit " + bit + " changed and still verifies");
         }
+    }
+
+    @Test
+    void theWriteUnderTheNextKeyOpensOnlyWithIt() throws IOException {
+        List<byte[]> dumps = dumps(Files.readString(AuthVectors.page(), StandardCharsets.UTF_8));
+        byte[] wire = dumps.getLast();
+        assertArrayEquals(AuthVectors.updatedWrite(), wire, "TV-24 as the code seals it");
+        MemorySegment seg = MemorySegment.ofArray(wire.clone());
+        assertEquals(Packet.OK, new Packet().check(seg, wire.length));
+        PacketAuth b = new PacketAuth(AuthVectors.keys(false, false), 64);
+        assertEquals(PacketAuth.UPDATED, b.open(seg, wire.length, 0), "TV-24 moves B to K_i2r,1 (AUTH-19)");
+        assertEquals(1, b.rxKeyGeneration());
+        byte[] plain = GoldenVectors.Vector.WRITE.build();
+        int end = plain.length - Packet.CRC_LENGTH;
+        byte[] message = Arrays.copyOf(wire, end);
+        assertEquals(BaseHeader.FLAG_AUTH | BaseHeader.FLAG_KEY_PHASE, (message[3] & 0x70), "AUTH and KEY_PHASE");
+        message[3] &= ~(BaseHeader.FLAG_AUTH | BaseHeader.FLAG_KEY_PHASE);
+        assertArrayEquals(Arrays.copyOf(plain, end), message, "TV-24 is TV-1 with AUTH, KEY_PHASE and the trailer");
+        AuthKeys raw = AuthVectors.keys(false, false);
+        assertEquals(PacketAuth.BAD_TAG, new PacketAuth(new AuthKeys(raw.txKey(), raw.rxKey(), false), 64)
+                .open(MemorySegment.ofArray(wire.clone()), wire.length, 0), "not under K_i2r");
+        assertArrayEquals(AuthVectors.i2rSchedule()[0], AuthVectors.keys(true, false).txUpdateSecret(), "S_i2r,0");
     }
 
     private static PacketAuth receiver(AuthVectors.Sealed v) {

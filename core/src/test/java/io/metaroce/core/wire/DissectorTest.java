@@ -90,6 +90,8 @@ class DissectorTest {
             }
             frames.add(new Frame("sealed CM_DREQ (TV-23) on " + port, AuthVectors.sealedCm(), port, Expect.GOOD,
                     Vector.CM_DREQ)); // AUTH-12
+            frames.add(new Frame("WRITE under the next key (TV-24) on " + port, AuthVectors.updatedWrite(), port,
+                    Expect.GOOD, Vector.WRITE)); // AUTH-17
 
         }
         byte[] corrupted = stored(Vector.WRITE);
@@ -143,6 +145,8 @@ class DissectorTest {
         assertTrue(v.stdout.contains("sack=[cum+2..cum+4, cum+256]"), v.stdout);
         assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
                 v.stdout);
+        assertTrue(v.stdout.contains("(FIRST, LAST, ACK_REQ, AUTH, KEY_PHASE)") && v.stdout.contains("auth_seq=5 [auth]"),
+                v.stdout); // TV-24
         assertTrue(v.stdout.contains("cm_counter=3 [auth]") && v.stdout.contains("AUTH trailer (HMAC-SHA256, CM key)"),
                 v.stdout);
     }
@@ -172,7 +176,9 @@ class DissectorTest {
         boolean sealed = (b.flags() & BaseHeader.FLAG_AUTH) != 0
                 && bytes.length == Packet.datagramLength(b.opcode(), b.payloadLength()) + BaseHeader.AUTH_TRAILER_LENGTH;
         boolean cm = b.opcode() >= Opcode.CM_REQ && b.opcode() <= Opcode.CM_REJ;
-        assertEquals(sealed && !cm ? "0" : "", row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
+        String seq = sealed && !cm ? Long.toString(ByteBuffer.wrap(bytes, bytes.length - Packet.CRC_LENGTH - 8, 8)
+                .getLong()) : "";
+        assertEquals(seq, row.get("metaroce.auth.seq"), label + ": AUTH trailer's sequence number");
         assertEquals(sealed && cm ? Long.toString(AuthVectors.CM_COUNTER) : "", row.get("metaroce.auth.cm_counter"),
                 label + ": a sealed CM message's counter (AUTH-12)");
         String status = row.get("metaroce.crc.status");
