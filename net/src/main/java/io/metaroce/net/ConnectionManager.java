@@ -61,7 +61,8 @@ final class ConnectionManager implements CmHost {
         this.rng = new SplittableRandom(device.engine().hashCode() ^ System.nanoTime());
         this.batch = new PacketBatch(device.arena(), 1, 2048);
         this.cm = new CmEndpoint(this, new CmSettings(FIRST_RETRY_NS, MAX_BACKOFF_NS, Integer.MAX_VALUE,
-                DREQ_RETRIES, device.config().connectionTimeoutNs));
+                DREQ_RETRIES, device.config().connectionTimeoutNs, CmSettings.DEFAULT_RATE_PER_SECOND,
+                CmSettings.DEFAULT_BURST));
     }
 
     static long remote(int addr, int port) {
@@ -118,6 +119,12 @@ final class ConnectionManager implements CmHost {
     }
 
     // ------------------------------------------------------------------ CmHost
+
+    /** Rate-limited per IPv4 address: the UDP port of {@link #remote} is the sender's to vary. */
+    @Override
+    public long source(long remote) {
+        return remote >>> 16;
+    }
 
     @Override
     public byte[] authKey() {

@@ -25,6 +25,11 @@ public enum CmCounter {
      * (an unsealed or forged CM_REQ is counted here too, and refused as AUTH-14 says).
      */
     CM_DROP_AUTH,
+    /**
+     * A device with a pre-shared key: a CM datagram over its source's rate limit ({@code CmRateLimit}), dropped
+     * before its MAC is checked (after WIRE-8, before AUTH-13).
+     */
+    CM_DROP_RATE_LIMITED,
     /** CM-11: fails {@code CmMessage.parse} (WIRE-7) or a CM_REQ / CM_REP with an MTU outside 64..65 000. */
     CM_DROP_MALFORMED,
     /** CM-16: well formed but without a transition in the receiver's state (unknown id, wrong QPN, no listener). */

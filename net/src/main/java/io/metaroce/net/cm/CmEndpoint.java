@@ -40,6 +40,8 @@ public final class CmEndpoint {
     /** AUTH-11: the sealer under the CM key of {@link #authPsk} (the host's key; made again if it changes). */
     private CmAuth auth;
     private byte[] authPsk;
+    /** The per-source limit in front of {@link #auth}'s MAC check (null: off, or no key). */
+    private CmRateLimit limiter;
     /** AUTH-12: this endpoint's CM message counter, the number of messages it has sealed. */
     private long sealedCount;
     private long nextDeadlineNs = Engine.NO_DEADLINE;
@@ -215,6 +217,10 @@ public final class CmEndpoint {
             return; // WIRE-8, counted
         }
         CmAuth a = auth();
+        if (a != null && limiter != null && !limiter.admit(nowNs, host.source(remote))) { // before any MAC
+            counters[CmCounter.CM_DROP_RATE_LIMITED.ordinal()]++;
+            return;
+        }
         if (a != null && a.open(datagram, length) != CmAuth.OK) { // AUTH-13: before any field is trusted
             counters[CmCounter.CM_DROP_AUTH.ordinal()]++;
             unauthenticated(nowNs, codec.parse(datagram, false), remote);
@@ -265,6 +271,7 @@ public final class CmEndpoint {
         if (psk != authPsk) {
             auth = new CmAuth(psk);
             authPsk = psk;
+            limiter = CmRateLimit.forKey(settings, psk);
         }
         return auth;
     }

@@ -41,6 +41,14 @@ public interface CmHost {
     int responderInitialPsn();
 
     /**
+     * The source a CM datagram from {@code remote} is rate-limited as ({@code CmRateLimit}): by default
+     * {@code remote} itself; the real datapath gives the IPv4 address without the UDP port, which a sender can vary.
+     */
+    default long source(long remote) {
+        return remote;
+    }
+
+    /**
      * Whether this device's QPs can run a connection with these values. The engine has one MTU, path count and
      * plane count per device, so by default only its own values (CM-6 lets a responder lower them when its QPs
      * can run less than the device maximum; a host whose QPs can, overrides this).

@@ -239,7 +239,7 @@ class CmAuthTest {
     }
 
     /** {@code m} as a datagram from A, sealed by {@code auth} (null: unsealed). */
-    private static byte[] datagram(CmMessage m, CmAuth auth) {
+    static byte[] datagram(CmMessage m, CmAuth auth) {
         MemorySegment out = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
         int n = new CmCodec(new long[CmCounter.all().length]).encode(m, 5, out, auth, 77);
         return out.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);

@@ -50,12 +50,16 @@ class CmEndpointTest {
         boolean encrypt;
 
         Side(long me, int mtu, int paths) {
+            this(me, mtu, paths, SETTINGS);
+        }
+
+        Side(long me, int mtu, int paths, CmSettings settings) {
             this.me = me;
             this.cfg = new EngineConfig().mtu(mtu).paths(paths).planes(1);
             this.engine = new Engine(cfg, new SplittableRandom(me));
             this.pd = engine.allocPd();
             this.cq = engine.createCq(1024);
-            this.cm = new CmEndpoint(this, SETTINGS);
+            this.cm = new CmEndpoint(this, settings);
         }
 
         QueuePair freshQp() {
