@@ -50,6 +50,11 @@ final class CaseState {
     /** The connection id and initial PSN of the last CM_REQ the tester sent (AUTH-3 after a CM exchange). */
     long reqCid;
     int reqIpsn;
+    /**
+     * The IUT's initial PSN (absolute): the script's {@code psn iut=}, or, on a case with a pre-shared key, the one
+     * the IUT announced in its CM_REQ or CM_REP (AUTH-15: drawn by the IUT from a secure generator).
+     */
+    long iutPsn;
     /** The script's current time, ns. */
     long now;
     final int mtu;
@@ -57,6 +62,7 @@ final class CaseState {
 
     CaseState(Script s, Target target, long toleranceNs) {
         this.s = s;
+        this.iutPsn = s.iutPsn();
         this.target = target;
         this.toleranceNs = toleranceNs;
         this.exact = target.capabilities().contains(Target.EXACT_TIME);
@@ -141,6 +147,17 @@ final class CaseState {
         }
     }
 
+    /**
+     * AUTH-15: on a case with a pre-shared key the IUT draws its initial PSN itself; the tester takes it from the
+     * IUT's CM_REQ or CM_REP, so that later packets' PSNs read relative to it.
+     */
+    private void learnIutPsn(PacketView v) {
+        if (cmSeals() && (v.opcode() == Opcode.CM_REP || v.opcode() == Opcode.CM_REQ) && v.check().equals("OK")
+                && v.fields().containsKey("ipsn")) {
+            iutPsn = v.fields().get("ipsn");
+        }
+    }
+
     /** Whether the case's IUT has the tester's pre-shared key, so that the tester seals CM messages (AUTH-13). */
     boolean cmSeals() {
         return !s.config().getOrDefault("auth", "off").equals("off");
@@ -180,7 +197,7 @@ final class CaseState {
     void pull() throws Target.TargetException {
         for (Target.Captured c : target.takeCaptured()) {
             int opened = openAuth(c.bytes());
-            PacketView v = new PacketView(c.bytes(), s.iutPsn(), s.testerPsn());
+            PacketView v = new PacketView(c.bytes(), iutPsn, s.testerPsn());
             if (opened >= 0) {
                 v.fields().put("auth", (long) opened); // AUTH-*: 1 when the IUT's seal verified
                 if (c.bytes().length >= Packet.MIN_LENGTH + AuthTester.TRAILER
@@ -192,6 +209,7 @@ final class CaseState {
                 }
             }
             keyAfterCm(v);
+            learnIutPsn(v);
             seen.add(new SeenPacket(c, v, seen.size()));
             trace.add(String.format("%10.3f us < %s", c.timeNs() / 1e3, v.summary()));
             Map<String, Long> f = v.fields();

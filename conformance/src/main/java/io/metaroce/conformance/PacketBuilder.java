@@ -132,7 +132,7 @@ final class PacketBuilder {
     private static void extension(CaseState ctx, Step st, MemorySegment seg, int op, int path, int off, int msgLen,
                                   int payloadLength, CmMessage cm) {
         int x = BaseHeader.LENGTH;
-        long ib = ctx.s.iutPsn();
+        long ib = ctx.iutPsn;
         if (Opcode.isData(op)) {
             long base = ctx.num(st, "va", 0);
             new DataHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).messageLength(msgLen).offset(off)

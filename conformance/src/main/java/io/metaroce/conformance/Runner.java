@@ -166,7 +166,7 @@ public final class Runner {
 
     private static void send(CaseState ctx, Step st) throws Target.TargetException {
         PacketBuilder.Outgoing out = PacketBuilder.build(ctx, st);
-        PacketView v = new PacketView(out.bytes(), ctx.s.testerPsn(), ctx.s.iutPsn());
+        PacketView v = new PacketView(out.bytes(), ctx.s.testerPsn(), ctx.iutPsn);
         ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), out.ecn() == Ecn.CE ? " [CE]" : "",
                 out.repeat() > 1 ? " x" + out.repeat() : ""));
         if (out.stranger()) {

@@ -107,6 +107,11 @@ public final class PerfOptions {
     @Option(names = "--encrypt", description = "With --auth-key: encrypt payloads too (when both sides ask for it).")
     boolean encrypt;
 
+    @Option(names = "--key-update", paramLabel = "PACKETS",
+            description = "With --auth-key: move to the next key after sealing PACKETS packets under one (AUTH-18; "
+                    + "default 4194304 = 2^22, 0 = never). Counters KEY_UPDATES_SENT / KEY_UPDATES_RECEIVED.")
+    Long keyUpdatePackets;
+
     @Option(names = "--no-ack-bundle", description = "Send each path's ACK as its own datagram instead of one ACK "
             + "bundle per QP and receive batch (ACK-11; bundles are on by default).")
     boolean noAckBundle;
@@ -268,6 +273,8 @@ public final class PerfOptions {
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         require(!encrypt || authKey != null, "--encrypt needs --auth-key");
+        require(keyUpdatePackets == null || authKey != null, "--key-update needs --auth-key");
+        require(keyUpdatePackets == null || keyUpdatePackets >= 0, "--key-update must be >= 0 (0 = never)");
         transportValue();
         idleValue();
         authKeyValue();
@@ -389,6 +396,9 @@ public final class PerfOptions {
         }
         if (noAckBundle) {
             c.ackBundle(false);
+        }
+        if (keyUpdatePackets != null) {
+            c.authKeyUpdatePackets(keyUpdatePackets);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));

@@ -28,14 +28,16 @@ class PerfAuthTest {
     void anEncryptedWriteBwVerifiesItsDataAndRecordsTheMode() throws Exception {
         String k = key("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f").toString();
         Path rec = tmp.resolve("auth.yaml");
-        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "4096", "--verify", "--auth-key", k, "--encrypt"),
-                List.of("-s", "4096", "-n", "200", "--auth-key", k, "--encrypt", "--record", rec.toString(), "--stats"));
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "4096", "--verify", "--auth-key", k, "--encrypt",
+                "--key-update", "64"), List.of("-s", "4096", "-n", "200", "--auth-key", k, "--encrypt", "--key-update",
+                "64", "--record", rec.toString(), "--stats"));
         assertEquals(0, r[0].exit(), () -> "server: " + r[0] + "\nclient: " + r[1]);
         assertEquals(0, r[1].exit(), () -> "client: " + r[1] + "\nserver: " + r[0]);
         assertTrue(r[0].out().contains("data verified"), r[0].out());
         assertTrue(r[1].out().contains("Authentication  : AES-128-GCM"), r[1].out());
         assertTrue(Files.readString(rec).contains("auth: 2"), Files.readString(rec));
         assertTrue(!r[1].out().contains("DROP_AUTH"), "no authentication drop: " + r[1].out());
+        assertTrue(r[1].out().contains("KEY_UPDATES_SENT"), "AUTH-18: 200 packets, an update every 64: " + r[1].out());
     }
 
     @Test
@@ -83,5 +85,7 @@ class PerfAuthTest {
         assertTrue(r.err().contains("is not hexadecimal text"), r.err());
         r = PerfHarness.run("write-bw", "127.0.0.1", "--encrypt");
         assertTrue(r.err().contains("--encrypt needs --auth-key"), r.err());
+        r = PerfHarness.run("write-bw", "127.0.0.1", "--key-update", "64");
+        assertTrue(r.err().contains("--key-update needs --auth-key"), r.err());
     }
 }

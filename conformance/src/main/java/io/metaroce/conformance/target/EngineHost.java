@@ -60,6 +60,8 @@ public final class EngineHost {
     /** AUTH-1: the case's {@code config auth=}: off, tag or encrypt. */
     private String authMode = "off";
     private SplittableRandom cmRandom;
+    /** AUTH-15: the generator of a keyed CM's connection ids and initial PSNs (made on first use). */
+    private java.security.SecureRandom secure;
 
     /** A host whose engines carry {@code mutation} (NONE for a correct engine). */
     public EngineHost(Mutation mutation) {
@@ -166,13 +168,21 @@ public final class EngineHost {
         }
 
         /**
-         * The case's {@code psn iut=}, also with a key: cases are deterministic, and no case can observe whether a
-         * PSN was drawn securely (AUTH-15's generator is the real datapath's, {@code net/ConnectionManager}).
+         * The case's {@code psn iut=}; with a pre-shared key one from a secure generator, as AUTH-15 requires of a
+         * device with a key (the tester reads it from the CM_REP). A case can observe that: a replayed CM_REQ gets
+         * a CM_REP with another initial PSN.
          */
         @Override
         public int responderInitialPsn() {
-            return iutPsn;
+            return authMode.equals("off") ? iutPsn : secureRandom().nextInt();
         }
+    }
+
+    private java.security.SecureRandom secureRandom() {
+        if (secure == null) {
+            secure = new java.security.SecureRandom();
+        }
+        return secure;
     }
 
     private static void set(EngineConfig cfg, String knob, String value) {
@@ -244,7 +254,9 @@ public final class EngineHost {
             case "RESET" -> { }
             case "CONNECT" -> {
                 qp.modifyToInit();
-                cm.connect(nowNs, qp, cmRandom.nextLong(), iutPsn, 0, Engine.NO_DEADLINE);
+                boolean keyed = !authMode.equals("off"); // AUTH-15: a device with a key draws both securely
+                cm.connect(nowNs, qp, keyed ? secureRandom().nextLong() : cmRandom.nextLong(),
+                        keyed ? secureRandom().nextInt() : iutPsn, 0, Engine.NO_DEADLINE);
             }
             case "INIT" -> qp.modifyToInit();
             case "RTR" -> {
