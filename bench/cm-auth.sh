@@ -5,8 +5,8 @@
 # bench/results/cm-auth.txt. The datapath is not involved: CM datagrams are dispatched before the engine (CM-15).
 #
 # Then the cost of a CM flood from one source (CmFloodCost): CPU ns per flood datagram without and with the per-source
-# rate limit (CmRateLimit, 100,000/s and a burst of 8,192 per source), modes interleaved, for unsealed CM_REQs and for
-# CM_DREQs under another key, at a flood rate of 1,000,000 datagrams/s; text in bench/results/cm-flood.txt.
+# rate limit (CmRateLimit, 100,000/s and a burst of 8,192 per source), modes interleaved, for unsealed CM_REQs, CM_REQs
+# and CM_DREQs sealed under another key, at a flood rate of 1,000,000 datagrams/s; text in bench/results/cm-flood.txt.
 #
 # Usage: bench/cm-auth.sh [planes] [rounds] [messages per round] [flood rate/s]   e.g. bench/cm-auth.sh 4 9 200000 1000000
 set -euo pipefail

@@ -24,8 +24,9 @@ import java.util.Locale;
 /**
  * The cost of a CM flood at a connection manager with a pre-shared key, with and without its per-source rate
  * limit ({@code CmRateLimit}, default 100,000 datagrams/s and a burst of 8,192): CPU time per flood datagram on the
- * thread's own CPU clock, for (1) unsealed CM_REQs (each admitted one costs a MAC check and an unsealed CM_REJ,
- * AUTH-14) and (2) CM_DREQs sealed under another key (a MAC check each, AUTH-13). The flood comes from one source
+ * thread's own CPU clock, for (1) unsealed CM_REQs (no trailer, so no MAC: each admitted one costs an unsealed
+ * CM_REJ, AUTH-14), (2) CM_REQs sealed under another key (a MAC check and a CM_REJ each: the most a datagram can
+ * cost) and (3) CM_DREQs sealed under another key (a MAC check each, AUTH-13). The flood comes from one source
  * at {@code rate} datagrams per second of virtual time; rounds interleave the modes (no limit, limit, no limit,
  * ...) and the min, median and max of each are printed, with the share of one core the flood would take at that
  * rate.
@@ -111,8 +112,11 @@ public final class CmFloodCost {
             System.err.println("usage: CmFloodCost [rate 1..1e9 per second] [rounds >= 1] [datagrams per round >= 1]");
             System.exit(2);
         }
-        byte[][][] floods = {requests(), forgedDisconnects()};
-        String[] kinds = {"unsealed CM_REQ (MAC check + unsealed CM_REJ each)", "CM_DREQ under another key (MAC check each)"};
+        CmAuth other = new CmAuth("another key, not the device's one!".getBytes(StandardCharsets.US_ASCII));
+        byte[][][] floods = {requests(null), requests(other), forgedDisconnects(other)};
+        String[] kinds = {"unsealed CM_REQ (no trailer, no MAC: an unsealed CM_REJ each)",
+            "CM_REQ under another key (a MAC check and an unsealed CM_REJ each)",
+            "CM_DREQ under another key (a MAC check each)"};
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         System.out.printf(Locale.ROOT, "flood of %,d datagrams/s from one source; %d rounds of %,d, modes interleaved;"
                 + " CPU ns per flood datagram on the thread's own clock%n", rate, rounds, perRound);
@@ -137,7 +141,7 @@ public final class CmFloodCost {
                 }
             }
             System.out.printf(Locale.ROOT, "%n%s%n%10s %9s %9s %9s %12s %14s %12s%n", kinds[k], "mode", "min ns",
-                    "median ns", "max ns", "MAC checked", "rate-limited", "core at rate");
+                    "median ns", "max ns", "admitted", "rate-limited", "core at rate");
             for (int i = 0; i < 2; i++) {
                 double[] s = ns.get(i).stream().mapToDouble(Double::doubleValue).sorted().toArray();
                 long total = (long) rounds * perRound;
@@ -165,21 +169,20 @@ public final class CmFloodCost {
         m.nowNs = startNs + n * stepPs / 1000;
     }
 
-    /** 1,024 unsealed CM_REQs with distinct connection ids (4 planes: the longest request). */
-    private static byte[][] requests() {
+    /** 1,024 CM_REQs with distinct connection ids (4 planes), sealed under {@code auth} (null: unsealed). */
+    private static byte[][] requests(CmAuth auth) {
         List<byte[]> planes = List.of(new byte[] {10, 0, 0, 7}, new byte[] {10, 1, 0, 7}, new byte[] {10, 2, 0, 7},
                 new byte[] {10, 3, 0, 7});
         byte[][] out = new byte[1024][];
         for (int i = 0; i < out.length; i++) {
             out[i] = datagram(new CmMessage(Opcode.CM_REQ, 0x7000_0000L + i, 0x900 + i, 0, 0x1000, 4096, 16, 0,
-                    4793, 0, planes), null);
+                    4793, 0, planes), auth);
         }
         return out;
     }
 
-    /** 1,024 CM_DREQs sealed under another key (forgeries of a peer's close). */
-    private static byte[][] forgedDisconnects() {
-        CmAuth other = new CmAuth("another key, not the device's one!".getBytes(StandardCharsets.US_ASCII));
+    /** 1,024 CM_DREQs sealed under {@code other} (forgeries of a peer's close). */
+    private static byte[][] forgedDisconnects(CmAuth other) {
         byte[][] out = new byte[1024][];
         for (int i = 0; i < out.length; i++) {
             out[i] = datagram(new CmMessage(Opcode.CM_DREQ, 0x7100_0000L + i, 0x900 + i, 0xb00 + i, 0, 0, 0, 0, 0,
