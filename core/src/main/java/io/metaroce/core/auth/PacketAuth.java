@@ -17,8 +17,10 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Seals and opens the packets of one authenticated connection (spec section 10): AES-128-GCM with the JDK's own
  * provider, a per-path 64-bit sequence number in the nonce, the AUTH trailer (16-byte tag, then the sequence
- * number) between the payload and the CRC, and a {@link ReplayWindow} per path. One instance per QP, used on
- * the engine's thread only.
+ * number) between the payload and the CRC, and a {@link ReplayWindow} per path. Keys move on while the
+ * connection runs (AUTH-17 .. AUTH-19): the sender's through its {@link KeyRatchet} when the caller says so
+ * ({@link #updateTxKey}), the receiver's through {@link RxKeys}, which picks the key for each packet from its
+ * {@code KEY_PHASE} bit and sequence number. One instance per QP, used on the engine's thread only.
  *
  * <h2>Cost per packet</h2>
  * The two {@link Cipher} objects are made once per connection; each packet re-initialises one of them with its

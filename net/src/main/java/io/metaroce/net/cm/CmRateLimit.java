@@ -61,11 +61,14 @@ public final class CmRateLimit {
         if (!used[i]) {
             used[i] = true;
             c = capNs;
+            lastNs[i] = nowNs;
         } else {
             long elapsed = nowNs - lastNs[i];
             c = elapsed <= 0 ? credit[i] : elapsed >= capNs ? capNs : Math.min(capNs, credit[i] + elapsed);
+            if (elapsed > 0) {
+                lastNs[i] = nowNs; // a clock that steps back earns nothing, now or later
+            }
         }
-        lastNs[i] = nowNs;
         if (c < costNs) {
             credit[i] = c;
             return false;

@@ -37,6 +37,8 @@ class CmRateLimitTest {
         assertTrue(l.admit(1_000_000, 1), "one token after 1 ms");
         assertFalse(l.admit(1_000_000, 1));
         assertFalse(l.admit(500, 1), "time going backwards earns nothing");
+        assertFalse(l.admit(1_000_500, 1), "nor later: 1 ms after 1 ms, not after 500 ns");
+        assertTrue(l.admit(2_000_000, 1));
         int admitted = 0;
         for (int i = 0; i < 100; i++) {
             admitted += l.admit(10_000_000_000L, 1) ? 1 : 0;
