@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=10
 targets=(PacketParserFuzzTest EngineInputFuzzTest CmParserFuzzTest ExperimentFileFuzzTest ScriptParserFuzzTest
-  AuthForgeryFuzzTest CmForgeryFuzzTest)
+  AuthForgeryFuzzTest CmForgeryFuzzTest KeyUpdateForgeryFuzzTest)
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;

@@ -42,4 +42,19 @@ final class Datagrams {
         }
         return d;
     }
+
+    /**
+     * A forgery of {@code valid} as a mutation fuzzer that knows the CRC would make it: a new length, one to eight
+     * bytes changed by xor at chosen offsets, the CRC sealed again; null when that gives back {@code valid} itself.
+     */
+    static byte[] mutated(byte[] valid, com.code_intelligence.jazzer.api.FuzzedDataProvider fdp) {
+        byte[] d = java.util.Arrays.copyOf(valid, fdp.consumeInt(20, valid.length + 32));
+        int changes = fdp.consumeInt(1, 8);
+        for (int i = 0; i < changes && fdp.remainingBytes() > 0; i++) {
+            int at = fdp.consumeInt(0, Math.max(0, d.length - 5));
+            d[at] ^= fdp.consumeByte();
+        }
+        d = sealed(d);
+        return java.util.Arrays.equals(d, valid) ? null : d;
+    }
 }
