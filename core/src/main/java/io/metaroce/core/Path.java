@@ -303,6 +303,7 @@ public final class Path {
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
+        shared.roomOpened();
         peer.released(1);
     }
 
@@ -311,6 +312,7 @@ public final class Path {
         if (shared != null && inflightPackets > 0) {
             shared.inflightBytes -= inflightBytes;
             shared.inflightPackets -= inflightPackets;
+            shared.roomOpened();
             peer.released(inflightPackets);
         }
         inflightBytes = 0;
