@@ -7,19 +7,20 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Properties;
 
 /** {@code metaroce}: the project's command line. Subcommands are added by each part of the project. */
 @Command(name = "metaroce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport for lossy "
-                + "Ethernet (independent; its own wire format v1; not affiliated with Meta).",
-        subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
-                io.metaroce.cli.sim.SimCommand.class,
-                ConformanceCommand.class, AgentCommand.class, StressCommand.class,
-                io.metaroce.cli.perf.MonitorCommand.class,
-                ManCommand.class, CompletionCommand.class,
-                CommandLine.HelpCommand.class})
+                + "Ethernet (independent; its own wire format v1; not affiliated with Meta).")
 public final class Main implements Runnable {
+    /** The subcommands, in the order {@code metaroce --help} lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(DemoCommand.class, PerfCommand.class,
+            StatsCommand.class, TestbedCommand.class, io.metaroce.cli.sim.SimCommand.class, ConformanceCommand.class,
+            AgentCommand.class, StressCommand.class, io.metaroce.cli.perf.MonitorCommand.class, ManCommand.class,
+            CompletionCommand.class, CommandLine.HelpCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -37,12 +38,41 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (for tests). */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        return commandLineFor(args).execute(args);
     }
 
     /** The whole command tree, configured as {@code metaroce} runs it (also what man pages and completion are made from). */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        return tree(SUBCOMMANDS);
+    }
+
+    /**
+     * The tree {@code args} need: only the subcommand that {@code args[0]} names exactly, or none for a lone
+     * {@code --version}; the whole tree otherwise (help, completion of a misspelt name, no arguments). picocli
+     * builds the model of every command it is given from its annotations, most of a short command's start-up
+     * when it was the whole tree every time.
+     */
+    static CommandLine commandLineFor(String... args) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            return tree(List.of());
+        }
+        if (args.length > 0) {
+            for (Class<?> c : SUBCOMMANDS) {
+                Command a = c.getAnnotation(Command.class);
+                if (a != null && a.name().equals(args[0]) && c != CommandLine.HelpCommand.class) { // help: every command
+                    return tree(List.of(c));
+                }
+            }
+        }
+        return commandLine();
+    }
+
+    private static CommandLine tree(List<Class<?>> subcommands) {
+        CommandLine cl = new CommandLine(new Main());
+        for (Class<?> c : subcommands) {
+            cl.addSubcommand(c);
+        }
+        return cl.setCaseInsensitiveEnumValuesAllowed(true); // after adding: it applies to the commands present
     }
 
     /** Reads the version Maven filtered into the jar. */
