@@ -7,19 +7,20 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.List;
 import java.util.Properties;
 
 /** {@code metaroce}: the project's command line. Subcommands are added by each part of the project. */
 @Command(name = "metaroce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport for lossy "
-                + "Ethernet (independent; its own wire format v1; not affiliated with Meta).")
+        description = Main.DESCRIPTION,
+        subcommands = {DemoCommand.class, PerfCommand.class, StatsCommand.class, TestbedCommand.class,
+                io.metaroce.cli.sim.SimCommand.class,
+                ConformanceCommand.class, AgentCommand.class, StressCommand.class,
+                io.metaroce.cli.perf.MonitorCommand.class,
+                ManCommand.class, CompletionCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
-    /** The subcommands, in the order {@code metaroce --help} lists them. */
-    private static final List<Class<?>> SUBCOMMANDS = List.of(DemoCommand.class, PerfCommand.class,
-            StatsCommand.class, TestbedCommand.class, io.metaroce.cli.sim.SimCommand.class, ConformanceCommand.class,
-            AgentCommand.class, StressCommand.class, io.metaroce.cli.perf.MonitorCommand.class, ManCommand.class,
-            CompletionCommand.class, CommandLine.HelpCommand.class);
+    static final String DESCRIPTION = "MetaRoCE-J: an open implementation of the MetaRoCE multipath RDMA transport "
+            + "for lossy Ethernet (independent; its own wire format v1; not affiliated with Meta).";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -43,7 +44,7 @@ public final class Main implements Runnable {
 
     /** The whole command tree, configured as {@code metaroce} runs it (also what man pages and completion are made from). */
     public static CommandLine commandLine() {
-        return tree(SUBCOMMANDS);
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     /**
@@ -54,25 +55,32 @@ public final class Main implements Runnable {
      */
     static CommandLine commandLineFor(String... args) {
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
-            return tree(List.of());
+            return new CommandLine(new Lean());
         }
         if (args.length > 0) {
-            for (Class<?> c : SUBCOMMANDS) {
+            for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
                 Command a = c.getAnnotation(Command.class);
                 if (a != null && a.name().equals(args[0]) && c != CommandLine.HelpCommand.class) { // help: every command
-                    return tree(List.of(c));
+                    CommandLine cl = new CommandLine(new Lean());
+                    cl.addSubcommand(c);
+                    return cl.setCaseInsensitiveEnumValuesAllowed(true); // after adding: it applies to those present
                 }
             }
         }
         return commandLine();
     }
 
-    private static CommandLine tree(List<Class<?>> subcommands) {
-        CommandLine cl = new CommandLine(new Main());
-        for (Class<?> c : subcommands) {
-            cl.addSubcommand(c);
+    /** The root of {@link #commandLineFor}'s one-command trees: {@code metaroce} without its subcommands. */
+    @Command(name = "metaroce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = Main.DESCRIPTION)
+    static final class Lean implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().usage(System.out);
         }
-        return cl.setCaseInsensitiveEnumValuesAllowed(true); // after adding: it applies to the commands present
     }
 
     /** Reads the version Maven filtered into the jar. */

@@ -51,6 +51,7 @@ class MainTest {
     void aNamedCommandBuildsOnlyItsSubtreeWithTheSameHelp() {
         CommandLine full = Main.commandLine();
         assertTrue(full.getSubcommands().size() > 10, full.getSubcommands().keySet().toString());
+        assertEquals(full.getSubcommands().keySet(), new CommandLine(new Main()).getSubcommands().keySet());
         for (String name : full.getSubcommands().keySet()) {
             if (name.equals("help")) {
                 continue;
