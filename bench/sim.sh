@@ -87,10 +87,7 @@ cp="core/target/classes:sim/target/classes:cli/target/classes"
 # Serial GC with packet buffers (4,154 B arrays) allocated straight in the old generation: the pool of packets
 # only grows, so copying buffers through the young generation is pure cost (measured at k=16 on this machine:
 # ParallelGC 4.8 s of GC pauses in a 36 s run; this 1.2 s in 13 s).
-# -XX:TrimNativeHeapInterval: the JIT compilers' arenas are malloc'ed and freed early in a run; without a trim the C
-# library keeps those pages while the heap grows to its peak later (k=16, one run each at load 5-7: peak RSS ~144 ->
-# 136 MB together with the 4 MB young generation below).
-gc_opts="-XX:+UseSerialGC -XX:PretenureSizeThreshold=4000 -XX:+UseTransparentHugePages -XX:TrimNativeHeapInterval=1000"
+gc_opts="-XX:+UseSerialGC -XX:PretenureSizeThreshold=4000 -XX:+UseTransparentHugePages"
 
 # Heap per size: enough for the engines' per-QP state and the packets in flight (about 125 per host, each with
 # a 4 KB buffer), small enough that the JVM does not grow its heap far past the live set. Transparent huge
@@ -98,17 +95,23 @@ gc_opts="-XX:+UseSerialGC -XX:PretenureSizeThreshold=4000 -XX:+UseTransparentHug
 # CPU-second). A small young generation (-Xmn): the simulator allocates nothing per packet, so what is allocated
 # during a run (the engines' in-flight records, pool packets) lives to the end; a large eden only adds resident
 # pages (k=16, two runs side by side each: peak RSS 330 -> 265 and 333 -> 265 MB, CPU +2% and +10%, at load 20-40).
-# A whole k=16 run makes only about ten young collections with 8 MB: 4 MB costs nothing measurable and is 4 MB less
-# resident.
+# From k=16 on, -XX:TrimNativeHeapInterval: the JIT compilers' arenas are malloc'ed and freed early in a run, and
+# without a trim the C library keeps those pages while the heap grows to its peak later; and a 4 MB young generation
+# (a whole k=16 run makes about ten young collections with 8 MB). Together with smaller initial in-flight records
+# and pooled buffers cut from shared arrays: k=16 peak RSS 147.7 -> 135.8 MB median (3 alternating runs, load
+# 1.5-2.5), CPU unchanged within noise. Not for the short k=8 run, where a trim during the JIT's warm-up may cost
+# CPU (6 alternating runs at load 7-8: 90.5k vs 105.6k data packets per CPU-second; inconclusive when repeated per
+# flag); the long all-to-all has it.
+trim="-XX:TrimNativeHeapInterval=1000"
 heap_for() {
   if [[ "$1" == alltoall ]]; then
-    echo "-Xmx8g -Xmn32m"   # 16,256 connections: the engines' per-QP state dominates (issue 12)
+    echo "-Xmx8g -Xmn32m $trim"   # 16,256 connections: the engines' per-QP state dominates (issue 12)
     return
   fi
   if [[ " ${pass[*]:-} " == *" --payload on "* ]]; then
     case "$1" in 8) echo "-Xmx512m -Xmn16m" ;; 16) echo "-Xmx2g -Xmn16m" ;; *) echo "-Xmx10g -Xmn64m" ;; esac
   else # payload elided: packet buffers are ~100 B
-    case "$1" in 8) echo "-Xmx256m -Xmn4m" ;; 16) echo "-Xmx768m -Xmn4m" ;; *) echo "-Xmx4g -Xmn32m" ;; esac
+    case "$1" in 8) echo "-Xmx256m -Xmn8m" ;; 16) echo "-Xmx768m -Xmn4m $trim" ;; *) echo "-Xmx4g -Xmn32m $trim" ;; esac
   fi
 }
 
