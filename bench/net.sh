@@ -7,7 +7,8 @@
 #   2. the same at 1% and 10% random loss, offloads off (both transports see the same drop rule)
 #   3. 4 planes each limited to R by htb: aggregate vs 4R, and with one plane down vs 3R
 #   4. write-lat 8-byte percentiles (25..99.99) vs sockperf ping-pong (UDP), side by side
-#   5. many QPs on one device: memory per QP and aggregate goodput vs 1 QP
+#   5. many QPs on one device vs 1 QP, --rounds interleaved rounds (1 QP, N QPs, ...): goodput ratio per pair,
+#      error completions, probes per second, the tail past the posting window and memory per QP (min/median/max)
 # Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [-- EXTRA PERF FLAGS]
 #   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every metaroce run)
 set -euo pipefail
@@ -62,6 +63,7 @@ ours() {
   ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --payload-mtu 8192 \
       -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
   local spid=$!; sleep 2
+  rm -f "$out/$name.yaml" # a run that writes no record reports nothing, not the last run's figure
   ex 0 "$root/metaroce" perf write-bw "$(addr 1 0)" -p 4793 --planes "$(planes 0 "$n")" --paths $((n * 4)) \
       --payload-mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
       --record "$out/$name.yaml" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.client.log" 2>&1 || true
@@ -167,21 +169,15 @@ mr testbed down --name "$tb" >/dev/null
 fi
 
 if want 5; then
-say "5. $qps QPs on one device vs 1 QP"
+say "5. $qps QPs on one device vs 1 QP ($rounds interleaved rounds: 1 QP, $qps QPs, 1 QP, ...)"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
-one=$(SIZE=65536 TXD=2 ours qps-1 1 -q 1)
-many=$(SIZE=65536 TXD=2 ours "qps-$qps" 1 -q "$qps")
-row "aggregate goodput 1 QP / $qps QPs (Gb/s)" "$one / $many"
-python3 - "$out" "$qps" <<'EOF' || true
-import re, sys, pathlib
-out, qps = pathlib.Path(sys.argv[1]), int(sys.argv[2])
-def peak(name):
-    m = re.search(r"peak_rss_kib:\s*(\d+)", (out / f"{name}.yaml").read_text()) if (out / f"{name}.yaml").exists() else None
-    return int(m.group(1)) if m else None
-a, b = peak("qps-1"), peak(f"qps-{qps}")
-if a and b:
-    print("   %-58s %.1f KiB" % (f"memory per QP (peak RSS difference / {qps - 1})", (b - a) / (qps - 1)))
-EOF
+for ((k = 1; k <= rounds; k++)); do
+  one=$(SIZE=65536 TXD=2 ours "qps-1-r$k" 1 -q 1)
+  many=$(SIZE=65536 TXD=2 ours "qps-$qps-r$k" 1 -q "$qps")
+  printf '   round %d: 1 QP %s Gb/s, %d QPs %s Gb/s\n' "$k" "${one:-none}" "$qps" "${many:-none}"
+done
+python3 "$root/bench/net_qps_summary.py" "$out" "$qps" "$rounds" "$secs" | tee "$out/qps-summary.txt" || true
+row "goodput ratio $qps QPs / 1 QP, min / median / max" "$(awk '/goodput ratio/ {print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' "$out/qps-summary.txt")"
 mr testbed down --name "$tb" >/dev/null
 fi
 

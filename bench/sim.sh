@@ -14,7 +14,7 @@
 # (--payload off, the default, elides payload bytes in the engines as htsim carries none; on moves every byte)
 # Environment: JAVA_OPTS (default: gc_opts below and -Xmx per size: heap_for), JAVA_HOME.
 # Prints, per size: data packets per wall-second, events per second, events per data packet, wall time, peak
-# RSS (VmHWM, the whole process) and flows completed; then one summary table.
+# RSS (VmHWM, the whole process), the live heap after the run and flows completed; then one summary table.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -95,15 +95,23 @@ gc_opts="-XX:+UseSerialGC -XX:PretenureSizeThreshold=4000 -XX:+UseTransparentHug
 # CPU-second). A small young generation (-Xmn): the simulator allocates nothing per packet, so what is allocated
 # during a run (the engines' in-flight records, pool packets) lives to the end; a large eden only adds resident
 # pages (k=16, two runs side by side each: peak RSS 330 -> 265 and 333 -> 265 MB, CPU +2% and +10%, at load 20-40).
+# From k=16 on, -XX:TrimNativeHeapInterval: the JIT compilers' arenas are malloc'ed and freed early in a run, and
+# without a trim the C library keeps those pages while the heap grows to its peak later; and a 4 MB young generation
+# (a whole k=16 run makes about ten young collections with 8 MB). Together with smaller initial in-flight records
+# and pooled buffers cut from shared arrays: k=16 peak RSS 147.7 -> 135.8 MB median (3 alternating runs, load
+# 1.5-2.5), CPU unchanged within noise. Not for the short k=8 run, where a trim during the JIT's warm-up may cost
+# CPU (6 alternating runs at load 7-8: 90.5k vs 105.6k data packets per CPU-second; inconclusive when repeated per
+# flag); the long all-to-all has it.
+trim="-XX:TrimNativeHeapInterval=1000"
 heap_for() {
   if [[ "$1" == alltoall ]]; then
-    echo "-Xmx8g -Xmn32m"   # 16,256 connections: the engines' per-QP state dominates (issue 12)
+    echo "-Xmx8g -Xmn32m $trim"   # 16,256 connections: the engines' per-QP state dominates (issue 12)
     return
   fi
   if [[ " ${pass[*]:-} " == *" --payload on "* ]]; then
     case "$1" in 8) echo "-Xmx512m -Xmn16m" ;; 16) echo "-Xmx2g -Xmn16m" ;; *) echo "-Xmx10g -Xmn64m" ;; esac
   else # payload elided: packet buffers are ~100 B
-    case "$1" in 8) echo "-Xmx256m -Xmn8m" ;; 16) echo "-Xmx768m -Xmn8m" ;; *) echo "-Xmx4g -Xmn32m" ;; esac
+    case "$1" in 8) echo "-Xmx256m -Xmn8m" ;; 16) echo "-Xmx768m -Xmn4m $trim" ;; *) echo "-Xmx4g -Xmn32m $trim" ;; esac
   fi
 }
 
@@ -139,13 +147,13 @@ done
 echo
 echo "== summary (htsim, one core: 128 hosts ~170k pkts/s 0.4 s; 1,024 ~38k 13 s 141 MB; 8,192 ~26k 156 s 2.4 GB;"
 echo "   all-to-all at 128 hosts 341 MB, 21 KB per connection)"
-printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %s\n' workload hosts pkts/s events/s ev/pkt wall_s cpu_s \
-  pkts/cpu-s rss_MB KB/conn completed
+printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %9s %s\n' workload hosts pkts/s events/s ev/pkt wall_s cpu_s \
+  pkts/cpu-s rss_MB live_MB KB/conn completed
 for line in "${summary[@]}"; do
   declare -A f=()
   for kv in ${line#RESULT }; do f["${kv%%=*}"]="${kv#*=}"; done
-  printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %s\n' "${f[workload]:-perm}:k${f[k]:-?}" "${f[hosts]:-?}" \
+  printf '%-12s %-6s %12s %12s %9s %9s %9s %12s %9s %9s %9s %s\n' "${f[workload]:-perm}:k${f[k]:-?}" "${f[hosts]:-?}" \
     "${f[pkts_per_s]:-?}" "${f[events_per_s]:-?}" "${f[events_per_pkt]:-?}" "${f[wall_s]:-?}" "${f[cpu_s]:-?}" \
-    "${f[pkts_per_cpu_s]:-?}" "${f[rss_mb]:-?}" "${f[kb_per_conn]:-?}" "${f[completed]:-?}/${f[flows]:-?}"
+    "${f[pkts_per_cpu_s]:-?}" "${f[rss_mb]:-?}" "${f[live_heap_mb]:-?}" "${f[kb_per_conn]:-?}" "${f[completed]:-?}/${f[flows]:-?}"
   unset f
 done

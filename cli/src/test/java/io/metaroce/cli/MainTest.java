@@ -2,9 +2,12 @@ package io.metaroce.cli;
 
 import org.junit.jupiter.api.Test;
 
+import picocli.CommandLine;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,5 +44,29 @@ class MainTest {
     @Test
     void unknownCommandFailsWithUsage() {
         assertEquals(2, Main.run("no-such-command"));
+    }
+
+    /** A command named first builds only its own subtree, which reads exactly as in the whole tree. */
+    @Test
+    void aNamedCommandBuildsOnlyItsSubtreeWithTheSameHelp() {
+        CommandLine full = Main.commandLine();
+        assertTrue(full.getSubcommands().size() > 10, full.getSubcommands().keySet().toString());
+        assertEquals(full.getSubcommands().keySet(), new CommandLine(new Main()).getSubcommands().keySet());
+        for (String name : full.getSubcommands().keySet()) {
+            if (name.equals("help")) {
+                continue;
+            }
+            CommandLine fast = Main.commandLineFor(name, "--help");
+            assertEquals(Set.of(name), fast.getSubcommands().keySet());
+            CommandLine a = full.getSubcommands().get(name);
+            CommandLine b = fast.getSubcommands().get(name);
+            assertEquals(a.getUsageMessage(), b.getUsageMessage(), name);
+            assertEquals(a.getSubcommands().keySet(), b.getSubcommands().keySet(), name);
+            assertTrue(b.isCaseInsensitiveEnumValuesAllowed(), name);
+        }
+        assertEquals(full.getSubcommands().keySet(), Main.commandLineFor("help", "sim").getSubcommands().keySet());
+        assertEquals(full.getSubcommands().keySet(), Main.commandLineFor("--help").getSubcommands().keySet());
+        assertEquals(full.getSubcommands().keySet(), Main.commandLineFor("simm").getSubcommands().keySet());
+        assertTrue(Main.commandLineFor("--version").getSubcommands().isEmpty());
     }
 }

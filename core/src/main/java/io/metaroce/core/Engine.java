@@ -55,7 +55,11 @@ public final class Engine {
     private final List<QueuePair> qps = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
-    private final TimerHeap timers = new TimerHeap();
+    /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
+    private ArrayDeque<QueuePair> touched;
+    private final TimerHeap<QueuePair> timers = new TimerHeap<>();
+    /** CC-5: routes' pacing slots that QPs wait for, one timer per route ({@link PacingQueue}). */
+    private final TimerHeap<PacingQueue> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
     /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
@@ -271,6 +275,17 @@ public final class Engine {
                 timers.remove(qp);
             }
         }
+        PacingQueue route;
+        while ((route = pacing.peek()) != null && route.cachedDeadline - nowNs <= 0) {
+            pacing.remove(route);
+            route.fire();
+        }
+    }
+
+    /** CC-5: times {@code route}'s next pacing slot at {@code atNs}. */
+    void armPacing(PacingQueue route, long atNs) {
+        route.cachedDeadline = atNs;
+        pacing.update(route);
     }
 
     /** Recomputes {@code qp}'s next deadline and its place in the timer heap. */
@@ -292,7 +307,12 @@ public final class Engine {
             QueuePair qp = ready.peekFirst();
             int n = qp.poll(nowNs, out, tx);
             ready.pollFirst();
+            touch(qp);
             reschedule(qp);
+            if (n == 0 && qp.pacingToken != null) {
+                // PATH-18: woken for a route's slot, it sent no data: the next waiter's turn comes
+                qp.pacingToken.handBack(qp);
+            }
             if (n > 0) {
                 ready.addLast(qp); // round robin among QPs with work
                 if (cfg.txRateBps > 0) {
@@ -320,7 +340,7 @@ public final class Engine {
 
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
-        long d = timers.peekDeadline();
+        long d = Math.min(timers.peekDeadline(), pacing.peekDeadline());
         if (cfg.txRateBps > 0 && !ready.isEmpty() && txNextNs != Long.MIN_VALUE && txNextNs < d) {
             d = txNextNs; // QPs wait in the ready queue for the line rate
         }
@@ -360,7 +380,35 @@ public final class Engine {
         return Math.max(Packet.maxHeaderLength(), bundle);
     }
 
+    /**
+     * From now on, the engine lists every QP whose state or {@link QueuePair#sendsRetired()} may have changed, or that
+     * received, timed out or sent, for {@link #pollTouched()}: a driver that mirrors QP state to other threads then
+     * visits only those, not every QP after every event. Off by default (an undrained list would grow).
+     */
+    public void trackTouched() {
+        if (touched == null) {
+            touched = new ArrayDeque<>();
+        }
+    }
+
+    /** The next QP touched since it was last returned, or null; see {@link #trackTouched()}. */
+    public QueuePair pollTouched() {
+        QueuePair qp = touched == null ? null : touched.poll();
+        if (qp != null) {
+            qp.touched = false;
+        }
+        return qp;
+    }
+
+    void touch(QueuePair qp) {
+        if (touched != null && !qp.touched) {
+            qp.touched = true;
+            touched.add(qp);
+        }
+    }
+
     void markReady(QueuePair qp) {
+        touch(qp);
         if (!qp.inReady) {
             qp.inReady = true;
             ready.addLast(qp);

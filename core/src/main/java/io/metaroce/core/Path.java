@@ -12,7 +12,7 @@ public final class Path {
     static final int WINDOW = 256;
     static final int MASK = WINDOW - 1;
     /** In-flight records a sending path starts with (see {@link #ensureRecords}). */
-    static final int MIN_RECORDS = 16;
+    static final int MIN_RECORDS = 4;
     static final byte FREE = 0;
     static final byte INFLIGHT = 1;
     static final byte ACKED = 2;
@@ -83,7 +83,8 @@ public final class Path {
 
     // ---- receiver side (reverse direction) ----
     int rxCum;
-    final long[] rxBits = new long[WINDOW / 64];
+    /** The accepted-PSN bitmap, made on the first data packet received: null on a path that only sends. */
+    long[] rxBits;
     int rxPending;
     int rxCe;
     long rxEchoTs;
@@ -205,7 +206,7 @@ public final class Path {
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
     void resetRx(int rxInitialPsn) {
         rxCum = rxInitialPsn - 1;
-        java.util.Arrays.fill(rxBits, 0);
+        clearRxBits();
         rxPending = 0;
         rxCe = 0;
         ackDeadlineNs = Engine.NO_DEADLINE;
@@ -214,17 +215,32 @@ public final class Path {
 
     // ---------------- receiver bitmap ----------------
 
+    private void clearRxBits() {
+        if (rxBits != null) {
+            java.util.Arrays.fill(rxBits, 0);
+        }
+    }
+
     private boolean rxBit(int psn) {
+        if (rxBits == null) {
+            return false;
+        }
         int i = psn & MASK;
         return (rxBits[i >>> 6] >>> (i & 63) & 1L) != 0;
     }
 
     private void rxSet(int psn) {
+        if (rxBits == null) {
+            rxBits = new long[WINDOW / 64];
+        }
         int i = psn & MASK;
         rxBits[i >>> 6] |= 1L << (i & 63);
     }
 
     private void rxClear(int psn) {
+        if (rxBits == null) {
+            return;
+        }
         int i = psn & MASK;
         rxBits[i >>> 6] &= ~(1L << (i & 63));
     }
@@ -237,7 +253,7 @@ public final class Path {
             return;
         }
         if (d >= WINDOW) {
-            java.util.Arrays.fill(rxBits, 0);
+            clearRxBits();
             rxCum = target;
         } else {
             while (rxCum != target) {
@@ -277,6 +293,9 @@ public final class Path {
 
     /** SACK word {@code w} relative to cum+1 (bit b => PSN cum+1+64w+b). */
     long rxSackWord(int w) {
+        if (rxBits == null) {
+            return 0;
+        }
         int pos = (rxCum + 1 + 64 * w) & MASK;
         int word = pos >>> 6;
         int sh = pos & 63;
@@ -303,6 +322,7 @@ public final class Path {
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
+        shared.roomOpened();
         peer.released(1);
     }
 
@@ -311,6 +331,7 @@ public final class Path {
         if (shared != null && inflightPackets > 0) {
             shared.inflightBytes -= inflightBytes;
             shared.inflightPackets -= inflightPackets;
+            shared.roomOpened();
             peer.released(inflightPackets);
         }
         inflightBytes = 0;

@@ -7,7 +7,7 @@ import java.util.ArrayDeque;
  * and the QPs waiting for room in their windows.
  */
 final class PeerLoad {
-    private final Engine engine;
+    final Engine engine;
     private final SharedPath[] paths;
     /**
      * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight

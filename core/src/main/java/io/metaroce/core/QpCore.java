@@ -198,6 +198,7 @@ final class QpCore {
             w.local = null;
             sq.head++;
             sendsRetired++;
+            engine.touch(face);
             if (sq.nextToSend < sq.head) {
                 sq.nextToSend = sq.head;
             }
@@ -231,6 +232,7 @@ final class QpCore {
             return;
         }
         state = QpState.ERROR;
+        engine.touch(face);
         for (long s = sq.head; s < sq.tail; s++) {
             SendWqe w = sq.at(s);
             if (w != cause && !w.done) {

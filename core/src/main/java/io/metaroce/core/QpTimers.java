@@ -46,11 +46,12 @@ final class QpTimers {
             if (p.probeDeadlineNs < d) {
                 d = p.probeDeadlineNs;
             }
-            // An eligible path may send at its own pacing time, but not before the QP-wide grant allows (HINT-3):
-            // a deadline at which nothing can be sent would have the driver call us in a loop.
-            if (dataWaiting && QpCore.sendable(p) && scheduler.windowOpen(p)) {
-                long ready = scheduler.readyNs(p);
-                if (ready < d) {
+            // An eligible path may send when the QP-wide grant allows (HINT-3), if its route's pacing allows by then
+            // (a deadline at which nothing can be sent would have the driver call us in a loop). A route's own pacing
+            // slot is not timed here: the QP waits in the route's pacing queue, which wakes one QP per slot (CC-5).
+            if (dataWaiting && c.grantBps > 0 && QpCore.sendable(p) && scheduler.windowOpen(p)) {
+                long ready = scheduler.grantNextNs;
+                if (ready - p.shared.nextSendNs >= 0 && ready < d) {
                     d = ready;
                 }
             }

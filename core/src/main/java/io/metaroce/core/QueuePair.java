@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
  * ({@link #EINVAL}, {@link #ENOMEM}) for a request that cannot be queued at all; every other failure is reported
  * as a completion.
  */
-public final class QueuePair {
+public final class QueuePair extends Timed {
     /** Post result: queued. */
     public static final int OK = 0;
     /** Post result: invalid request (bad local key, range, length or access; QP not ready). */
@@ -44,9 +44,12 @@ public final class QueuePair {
     boolean inReady;
     /** PATH-15: waiting in its peer's list for room in a shared window. */
     boolean awaitingPeer;
-    /** The deadline last computed by the engine (its timer heap's key) and the QP's place in that heap. */
-    long cachedDeadline = Engine.NO_DEADLINE;
-    int heapIndex = -1;
+    /** In the engine's list of QPs touched since the driver last drained it ({@link Engine#pollTouched()}). */
+    boolean touched;
+    /** CC-5: the route pacing queue this QP waits in for a pacing slot (null: none; see {@link PacingQueue}). */
+    PacingQueue pacedOn;
+    /** CC-5: the route pacing queue whose slot woke this QP, handed back after its next poll (null: none). */
+    PacingQueue pacingToken;
 
     QueuePair(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
@@ -115,6 +118,7 @@ public final class QueuePair {
     public void modifyToInit() {
         requireState(QpState.RESET, "INIT");
         c.state = QpState.INIT;
+        engine.touch(this);
     }
 
     /** INIT -> RTR: learn the peer (an opaque handle for the driver), its QP number and initial PSN. */
@@ -129,6 +133,7 @@ public final class QueuePair {
         }
         c.inbound.reset(0);
         c.state = QpState.RTR;
+        engine.touch(this);
     }
 
     /** RTR -> RTS: start sending with {@code localInitialPsn} on every path. */
@@ -184,6 +189,7 @@ public final class QueuePair {
         c.rsq.reset();
         c.rq.reset();
         c.state = QpState.RESET;
+        engine.touch(this);
     }
 
     private void requireState(QpState expected, String target) {
@@ -264,6 +270,7 @@ public final class QueuePair {
             c.sendCq.push(wrId, WcStatus.WR_FLUSH_ERR, SendWqe.wcOpcodeOf(op), 0, 0, false, c.qpn);
             c.count(Counter.ERROR_COMPLETIONS);
             c.sendsRetired++;
+            engine.touch(this);
             return OK;
         }
         if (c.sq.full()) {

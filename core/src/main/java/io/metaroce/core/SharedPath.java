@@ -26,6 +26,9 @@ public final class SharedPath {
     int inflightPackets;
     /** When the route may take its next data packet (CC-5, CC-10). */
     long nextSendNs;
+    /** PATH-18: the QPs waiting for this route's next pacing slot (null until the first waits). */
+    PacingQueue pacing;
+    private final int mtu;
     /** PATH-17: the failed path, of one QP, whose probes speak for the route while it is down (null: none). */
     Path prober;
     /** PATH-17: failed paths of the other QPs, waiting for the route's verdict instead of probing (made on first use). */
@@ -40,8 +43,36 @@ public final class SharedPath {
     SharedPath(int id, EngineConfig cfg, PeerLoad peerLoad) {
         this.id = id;
         this.minRtoNs = cfg.minRtoNs;
+        this.mtu = cfg.mtu;
         this.peerLoad = peerLoad;
         this.cc = cfg.congestionControl.create(this, cfg);
+    }
+
+    /** PATH-18: the route's pacing queue, made on first use. */
+    PacingQueue pacingQueue() {
+        if (pacing == null) {
+            pacing = new PacingQueue(this, peerLoad.engine, mtu);
+        }
+        return pacing;
+    }
+
+    /** PATH-18: whether {@code qp} may send on the route now as far as its turn among waiting QPs goes. */
+    boolean turnOf(QueuePair qp) {
+        return pacing == null || pacing.mayUse(qp);
+    }
+
+    /** CC-5: a packet took the route's pacing slot; the next one is timed if QPs wait for it. */
+    void paced() {
+        if (pacing != null) {
+            pacing.paced();
+        }
+    }
+
+    /** A packet left the route's flight: QPs parked for room get their turn timed again (PATH-18). */
+    void roomOpened() {
+        if (pacing != null) {
+            pacing.roomOpened();
+        }
     }
 
     /** The path id (the same on every QP that shares it). */

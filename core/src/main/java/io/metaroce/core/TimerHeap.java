@@ -1,12 +1,12 @@
 package io.metaroce.core;
 
 /**
- * An indexed binary min-heap of queue pairs by their next deadline: the engine's timer queue. Each QP keeps its
- * position ({@code heapIndex}, -1 when absent) so that a changed deadline is re-sifted in O(log n) and the
- * earliest one is read in O(1), however many QPs a device has.
+ * An indexed binary min-heap of {@link Timed} entries by their deadline: the engine's timer queues (one of queue
+ * pairs, one of routes' pacing queues). Each entry keeps its position ({@code heapIndex}, -1 when absent) so that a
+ * changed deadline is re-sifted in O(log n) and the earliest one is read in O(1), however many entries there are.
  */
-final class TimerHeap {
-    private QueuePair[] heap = new QueuePair[16];
+final class TimerHeap<T extends Timed> {
+    private Timed[] heap = new Timed[16];
     private int size;
 
     /** The earliest deadline, or {@link Engine#NO_DEADLINE}. */
@@ -14,12 +14,13 @@ final class TimerHeap {
         return size == 0 ? Engine.NO_DEADLINE : heap[0].cachedDeadline;
     }
 
-    QueuePair peek() {
-        return size == 0 ? null : heap[0];
+    @SuppressWarnings("unchecked")
+    T peek() {
+        return size == 0 ? null : (T) heap[0];
     }
 
     /** Puts {@code qp} at the place its {@code cachedDeadline} now calls for (inserting or removing it). */
-    void update(QueuePair qp) {
+    void update(T qp) {
         if (qp.cachedDeadline == Engine.NO_DEADLINE) {
             remove(qp);
             return;
@@ -38,12 +39,12 @@ final class TimerHeap {
         }
     }
 
-    void remove(QueuePair qp) {
+    void remove(T qp) {
         int i = qp.heapIndex;
         if (i < 0) {
             return;
         }
-        QueuePair last = heap[--size];
+        Timed last = heap[--size];
         heap[size] = null;
         qp.heapIndex = -1;
         if (i < size) {
@@ -55,10 +56,10 @@ final class TimerHeap {
     }
 
     private void siftUp(int i) {
-        QueuePair q = heap[i];
+        Timed q = heap[i];
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            QueuePair p = heap[parent];
+            Timed p = heap[parent];
             if (p.cachedDeadline - q.cachedDeadline <= 0) {
                 break;
             }
@@ -71,11 +72,11 @@ final class TimerHeap {
     }
 
     private void siftDown(int i) {
-        QueuePair q = heap[i];
+        Timed q = heap[i];
         int half = size >>> 1;
         while (i < half) {
             int c = 2 * i + 1;
-            QueuePair child = heap[c];
+            Timed child = heap[c];
             int r = c + 1;
             if (r < size && heap[r].cachedDeadline - child.cachedDeadline < 0) {
                 c = r;

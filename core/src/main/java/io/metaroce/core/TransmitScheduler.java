@@ -15,6 +15,8 @@ final class TransmitScheduler {
     private final PacketWriter writer;
     private final PathProber prober;
     private int pathCursor;
+    /** Set by {@link #choosePath}: the route with room whose pacing slot comes first, when no path may send now. */
+    private SharedPath pacedRoute;
     private int ackCursor;
     private boolean preferResponses;
     /** HINT-3: when the next datagram paced by the grant may leave. */
@@ -46,12 +48,6 @@ final class TransmitScheduler {
         }
         SharedPath route = p.shared;
         return route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
-    }
-
-    /** When {@code p} may send its next data packet, the grant's pacing included. */
-    long readyNs(Path p) {
-        long route = p.shared.nextSendNs;
-        return c.grantBps > 0 ? Math.max(route, grantNextNs) : route;
     }
 
     /**
@@ -98,6 +94,10 @@ final class TransmitScheduler {
             // HINT-3: the receiver's grant paces the whole QP. Its timer covers only a route with room, so wait on the
             // peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
             awaitRoom();
+            SharedPath route = earliestRoute();
+            if (route != null && route.nextSendNs - grantNextNs >= 0) {
+                route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
+            }
             return 0;
         }
         // Choose what to send: retransmissions first (REL-4), then new segments, alternating between the
@@ -137,6 +137,9 @@ final class TransmitScheduler {
         Path p = choosePath(nowNs);
         if (p == null) {
             awaitRoom();
+            if (pacedRoute != null) {
+                pacedRoute.pacingQueue().await(c.face); // PATH-18: the route's slot wakes one waiter at a time
+            }
             return 0;
         }
         if (retransmit) {
@@ -200,9 +203,20 @@ final class TransmitScheduler {
         return 0;
     }
 
-    /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing has its own timer). */
+    /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
     private void awaitRoom() {
         c.paths[0].peer.await(c.face);
+    }
+
+    /** The route, among this QP's paths that may send and have room, whose pacing slot comes first (null: none). */
+    private SharedPath earliestRoute() {
+        SharedPath first = null;
+        for (Path p : c.paths) {
+            if (QpCore.sendable(p) && windowOpen(p) && (first == null || p.shared.nextSendNs - first.nextSendNs < 0)) {
+                first = p.shared;
+            }
+        }
+        return first;
     }
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
@@ -228,6 +242,7 @@ final class TransmitScheduler {
 
     /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per QP at the receiver's grant (HINT-3). */
     private void pace(long nowNs, Path p, int len) {
+        c.face.pacedOn = null; // it sent: a place it held in a route's pacing queue is stale (CC-5)
         SharedPath route = p.shared;
         double cwnd = route.cc.cwndBytes();
         if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
@@ -237,6 +252,7 @@ final class TransmitScheduler {
             // the clock may lag now by the burst credit: an idle route saves up at most one burst (CC-5)
             long credit = (long) (c.cfg.pacingBurstBytes / bytesPerNs);
             route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
+            route.paced();
         }
         if (c.grantBps > 0) {
             // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
@@ -250,18 +266,33 @@ final class TransmitScheduler {
         } else {
             grantPacedNs = Long.MIN_VALUE;
         }
+        if (c.face.pacingToken != null) {
+            c.face.pacingToken.handBack(c.face); // PATH-18: its turn is used, the next waiter's comes
+        }
     }
 
-    /** PATH-1: the sendable path with the largest open window, round-robin among equals. */
+    /**
+     * PATH-1: the sendable path with the largest open window, round-robin among equals. When none may send now,
+     * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
+     * route other QPs wait their turn on (PATH-18) is not this QP's to take before them.
+     */
     private Path choosePath(long nowNs) {
         Path[] paths = c.paths;
         int n = paths.length;
         Path best = null;
         double bestOpen = Double.NEGATIVE_INFINITY;
+        pacedRoute = null;
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
             Path p = paths[id >= n ? id - n : id];
-            if (!QpCore.sendable(p) || !windowOpen(p) || p.shared.nextSendNs - nowNs > 0) {
+            if (!QpCore.sendable(p) || !windowOpen(p)) {
+                continue;
+            }
+            SharedPath route = p.shared;
+            if (route.nextSendNs - nowNs > 0 || !route.turnOf(c.face)) {
+                if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
+                    pacedRoute = route;
+                }
                 continue;
             }
             double open = p.shared.cc.cwndBytes() - p.shared.inflightBytes;

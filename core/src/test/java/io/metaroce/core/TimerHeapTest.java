@@ -27,7 +27,7 @@ class TimerHeapTest {
 
     @Test
     void theEarliestDeadlineIsOnTopWhateverTheOrderOfUpdates() {
-        TimerHeap h = new TimerHeap();
+        TimerHeap<QueuePair> h = new TimerHeap<>();
         assertEquals(Engine.NO_DEADLINE, h.peekDeadline());
         assertNull(h.peek());
         List<QueuePair> qps = new ArrayList<>();
@@ -61,7 +61,7 @@ class TimerHeapTest {
 
     @Test
     void noDeadlineRemovesAndRemovingTwiceIsHarmless() {
-        TimerHeap h = new TimerHeap();
+        TimerHeap<QueuePair> h = new TimerHeap<>();
         QueuePair a = qp(500);
         QueuePair b = qp(700);
         h.update(a);
@@ -78,7 +78,7 @@ class TimerHeapTest {
 
     @Test
     void deadlinesCompareWrapSafely() {
-        TimerHeap h = new TimerHeap();
+        TimerHeap<QueuePair> h = new TimerHeap<>();
         long near = Long.MAX_VALUE - 10; // just before the nanosecond clock wraps
         QueuePair late = qp(near + 20);  // wrapped: numerically negative, but later in time
         QueuePair early = qp(near);

@@ -314,7 +314,7 @@ public final class Device implements AutoCloseable {
         QueuePair qp = engine.createQp(pd, sendCq.engineCq, recvCq.engineCq);
         qp.modifyToInit(); // as rdma_create_qp does: receives may be posted before the connection is up
         DeviceQp d = new DeviceQp(this, qp, sendCq, recvCq, cfg.sqDepth, cfg.rqDepth);
-        agent.qps.add(d);
+        agent.add(d);
         return d;
     }
 

@@ -2,6 +2,7 @@ package io.metaroce.net;
 
 import io.metaroce.core.Engine;
 import io.metaroce.core.QpState;
+import io.metaroce.core.QueuePair;
 import io.metaroce.core.Transmit;
 import io.metaroce.core.wire.Opcode;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
@@ -11,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -57,6 +59,8 @@ final class IoAgent {
     final MpscAtomicArrayQueue<DeviceQp> doorbells;
     final List<DeviceCq> cqs = new ArrayList<>();
     final List<DeviceQp> qps = new ArrayList<>();
+    /** The device QP of each engine QP: the engine names the QPs it touched ({@link Engine#pollTouched()}). */
+    private final IdentityHashMap<QueuePair, DeviceQp> byQp = new IdentityHashMap<>();
     private long nextDeadlineNs = Engine.NO_DEADLINE;
     private long nowNs;
     private long realNs;
@@ -93,7 +97,14 @@ final class IoAgent {
         this.bySocket = new int[batch][batch];
         this.countBySocket = new int[batch];
         this.doorbells = new MpscAtomicArrayQueue<>(Math.max(1024, maxQps));
+        engine.trackTouched(); // publish() visits the QPs the engine touched, not all of them every cycle
         engine.gatherTransmit(true); // every socket sends the pieces (LinuxUdp as iovecs, ChannelUdp flattened)
+    }
+
+    /** Agent thread: {@code q} joins this agent's QPs. */
+    void add(DeviceQp q) {
+        qps.add(q);
+        byQp.put(q.qp, q);
     }
 
     /** The engine's clock (stall-clamped), as of the last duty cycle. */
@@ -120,6 +131,7 @@ final class IoAgent {
         DeviceQp q;
         while ((q = doorbells.poll()) != null) {
             work += q.drain();
+            publish(q); // a refused post retires without the engine (extraRetired)
         }
         work += receive();
         if (nextDeadlineNs != Engine.NO_DEADLINE && nextDeadlineNs - now <= 0) {
@@ -132,8 +144,12 @@ final class IoAgent {
         for (int i = 0, n = cqs.size(); i < n; i++) {
             work += cqs.get(i).publish();
         }
-        for (int i = 0, n = qps.size(); i < n; i++) {
-            publish(qps.get(i));
+        QueuePair touched;
+        while ((touched = engine.pollTouched()) != null) {
+            DeviceQp d = byQp.get(touched);
+            if (d != null) {
+                publish(d);
+            }
         }
         dutyCycles++;
         return work;

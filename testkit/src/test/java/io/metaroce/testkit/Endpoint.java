@@ -50,6 +50,22 @@ final class Endpoint {
         net.connect(a.node, a.qp, b.node, b.qp, 1000 + a.node, 5000 + b.node);
     }
 
+    /**
+     * Makes {@code count} connected pairs, QP {@code k} from node {@code from} to node {@code to}, each end with regions
+     * of {@code bytes}; sender {@code k}'s source is filled from seed {@code k}. Adds them to the two lists in order.
+     */
+    static void connectPairs(Network net, int from, int to, int count, long bytes, List<Endpoint> senders,
+                             List<Endpoint> receivers) {
+        for (int k = 0; k < count; k++) {
+            Endpoint a = new Endpoint(net, from, bytes);
+            Endpoint b = new Endpoint(net, to, bytes);
+            connect(net, a, b);
+            a.fillRandom(k);
+            senders.add(a);
+            receivers.add(b);
+        }
+    }
+
     void fillRandom(long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         MemorySegment s = src.segment();

@@ -37,14 +37,7 @@ class RouteProbingTest {
         List<Endpoint> senders = new ArrayList<>();
         List<Endpoint> receivers = new ArrayList<>();
         int bytes = 256 << 10;
-        for (int k = 0; k < qps; k++) {
-            Endpoint a = new Endpoint(net, 0, bytes);
-            Endpoint b = new Endpoint(net, 1, bytes);
-            Endpoint.connect(net, a, b);
-            a.fillRandom(k);
-            senders.add(a);
-            receivers.add(b);
-        }
+        Endpoint.connectPairs(net, 0, 1, qps, bytes, senders, receivers);
         long[] probesAtDown = new long[1];
         long[] probesAtUp = new long[1];
         long[] failedAtUp = new long[1];

@@ -23,13 +23,10 @@ class SharedPathsTest {
         List<Endpoint> receivers = new ArrayList<>();
         int qps = 16;
         int bytes = 1 << 20;
+        Endpoint.connectPairs(net, 0, 1, qps, bytes, senders, receivers);
         for (int k = 0; k < qps; k++) {
-            Endpoint a = new Endpoint(net, 0, bytes);
-            Endpoint b = new Endpoint(net, 1, bytes);
-            Endpoint.connect(net, a, b);
-            a.fillRandom(k);
-            senders.add(a);
-            receivers.add(b);
+            Endpoint a = senders.get(k);
+            Endpoint b = receivers.get(k);
             assertEquals(QueuePair.OK, a.qp.postWrite(k, a.src, 0, bytes, b.dst.address(), b.dst.rkey(),
                     QueuePair.SIGNALED));
         }

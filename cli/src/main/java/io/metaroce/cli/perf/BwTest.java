@@ -5,6 +5,7 @@ import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.Locale;
 
 /**
@@ -26,6 +27,14 @@ final class BwTest {
     private long messages;
     /** send-bw server: payload bytes received. */
     private long receivedBytes;
+    /** Client: QPs that may have room for another post, each once. */
+    private final ArrayDeque<Endpoint> postable = new ArrayDeque<>();
+    /** Client: data messages posted and not completed, over every QP. */
+    private long outstanding;
+    /** Client: QPs that posted their {@code -n} messages. */
+    private int reachedTarget;
+    /** Client: messages per QP ({@code -n}), or unbounded. */
+    private long target = Long.MAX_VALUE;
     private long firstNs;
     private long lastNs;
     private String mismatch;
@@ -79,10 +88,14 @@ final class BwTest {
         s.learnRemoteQpns();
         s.printHeader(null);
 
-        long target = o.iters != null ? o.iters : Long.MAX_VALUE;
+        target = o.iters != null ? o.iters : Long.MAX_VALUE;
         long durationNs = o.durationS != null && !o.runInfinitely ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
         long reportNs = o.runInfinitely ? Report.infiniteIntervalNs(o) : Long.MAX_VALUE;
         Session.Handler h = this::onClientCompletion;
+        for (Endpoint ep : s.eps) {
+            ep.postable = true;
+            postable.add(ep);
+        }
         firstNs = System.nanoTime();
         lastNs = firstNs;
         sampler.start(firstNs);
@@ -107,31 +120,36 @@ final class BwTest {
             }
             boolean postingOver = System.nanoTime() - firstNs >= durationNs;
             int work = 0;
-            for (Endpoint ep : s.eps) {
-                while (!postingOver && ep.posted < target && ep.posted - ep.completed < o.txDepth) {
+            // only the QPs that completed something since they last filled their depth are visited: with thousands
+            // of QPs a scan of all of them per round was the client's main cost
+            for (int k = postable.size(); k > 0 && !postingOver; k--) {
+                Endpoint ep = postable.poll();
+                ep.postable = false;
+                while (ep.posted < target && ep.posted - ep.completed < o.txDepth) {
                     int rc = postData(ep);
                     if (rc == QueuePair.ENOMEM) {
-                        break;
+                        if (ep.posted == ep.completed) {
+                            ep.postable = true; // nothing of its own to complete: try again next round
+                            postable.add(ep);
+                        }
+                        break; // otherwise its next completion makes room and queues it again
                     }
                     if (rc != QueuePair.OK) {
                         throw new PerfException(PerfException.ERROR, "posting a " + kind.id() + " message failed: "
                                 + (rc == QueuePair.EINVAL ? "EINVAL" : "error " + rc));
                     }
                     ep.posted++;
+                    outstanding++;
                     work++;
+                }
+                if (ep.posted >= target) {
+                    reachedTarget++;
                 }
             }
             while (s.pollOne(h)) {
                 work++;
             }
-            boolean finished = true;
-            for (Endpoint ep : s.eps) {
-                if (ep.completed < ep.posted || !postingOver && ep.posted < target) {
-                    finished = false;
-                    break;
-                }
-            }
-            if (finished) {
+            if (outstanding == 0 && (postingOver || reachedTarget == s.eps.size())) {
                 break;
             }
             if (work > 0) {
@@ -177,7 +195,12 @@ final class BwTest {
         if (Wire.wrType(wc.wrId()) == Wire.WR_DATA) {
             Endpoint ep = s.eps.get(Wire.wrQp(wc.wrId()));
             ep.completed++;
+            outstanding--;
             messages++;
+            if (!ep.postable && ep.posted < target) {
+                ep.postable = true;
+                postable.add(ep);
+            }
             long now = System.nanoTime();
             lastNs = now;
             sampler.add(size, now);
@@ -205,7 +228,7 @@ final class BwTest {
     private Result server() {
         s.acceptAll(this::setUpServer);
         Session.Handler h = this::onServerCompletion;
-        s.await(() -> s.all(e -> e.peer != null), "waiting for the client's buffer message", h);
+        s.await(s.all(e -> e.peer != null), "waiting for the client's buffer message", h);
         s.learnRemoteQpns();
         s.printHeader(null);
         s.finishServer(h);

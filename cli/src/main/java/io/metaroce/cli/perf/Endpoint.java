@@ -31,6 +31,8 @@ final class Endpoint {
     // progress
     long posted;
     long completed;
+    /** Client of a bandwidth test: queued among the QPs that may post (BwTest). */
+    boolean postable;
     long dataReceived;
     Wire.Done done;
     boolean bye;

@@ -76,7 +76,11 @@ public final class MonitorCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    /**
+     * Made on the first scrape: picocli instantiates every command when any command starts, and a client built here
+     * would load and initialise the TLS stack (~400 classes) for every './metaroce' command.
+     */
+    private HttpClient http;
 
     public MonitorCommand() {
     }
@@ -179,6 +183,9 @@ public final class MonitorCommand implements Callable<Integer> {
         URI uri = URI.create("http://" + endpoint.getHostString() + ":" + endpoint.getPort() + "/metrics");
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build();
         HttpResponse<String> r;
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+        }
         try {
             r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (InterruptedException e) {

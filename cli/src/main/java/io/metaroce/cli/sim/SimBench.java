@@ -274,16 +274,21 @@ public final class SimBench {
             }
             long simPs = completed == flows ? lastCompletionPs : loop.nowPs();
             double goodput = (double) completed * p.flowBytes() * 8.0 / Math.max(1, simPs) * 1000.0;
-            double rssMb = peakRssKb() / 1024.0;
+            long peakKb = peakRssKb();
+            double rssMb = peakKb / 1024.0;
             double pps = data / Math.max(1e-9, wallS);
             double epp = (double) events / Math.max(1, data);
-            double perConnKb = (peakRssKb() - rssBeforeQpsKb) / (double) flows;
+            double perConnKb = (peakKb - rssBeforeQpsKb) / (double) flows;
+            double liveMb = liveHeapBytes() / 1048576.0; // after the peak was read: the collection it runs adds none
             System.out.printf("k=%d hosts=%d workload=%s paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
                             + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.allToAll() ? "alltoall" : "permutation",
                     p.paths(), flows, completed, p.flowBytes(), simPs / 1e6, goodput);
             System.out.printf("memory: peak RSS %.1f MB, %.1f MB before the connections were made: %.1f KB per "
                     + "connection (peak RSS / flows: %.1f KB; a connection is a QP at each end)%n", rssMb,
-                    rssBeforeQpsKb / 1024.0, perConnKb, peakRssKb() / (double) flows);
+                    rssBeforeQpsKb / 1024.0, perConnKb, peakKb / (double) flows);
+            System.out.printf("live heap after the run: %.1f MB (%.1f KB per host); the rest of the peak RSS is the JVM "
+                    + "(code, class data, compiler, collector) and heap not yet collected%n", liveMb,
+                    liveMb * 1024 / hosts.length);
             System.out.printf("dataPackets=%d events=%d setup=%.3f s wall=%.3f s cpu=%.3f s (the simulating thread; "
                     + "below wall when other processes compete for the cores)%n", data, events, setupS, wallS,
                     cpuNs / 1e9);
@@ -297,10 +302,19 @@ public final class SimBench {
                     hostTx, hostRx, wakes, stale, loop.peakPending());
             System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "
                             + "wall_s=%.3f cpu_s=%.3f pkts_per_cpu_s=%.0f setup_s=%.3f rss_mb=%.1f completed=%d flows=%d "
-                            + "workload=%s kb_per_conn=%.1f%n",
+                            + "workload=%s kb_per_conn=%.1f live_heap_mb=%.1f%n",
                     p.k(), hosts.length, pps, events / wallS, epp, wallS, cpuNs / 1e9, data / Math.max(1e-9, cpuNs / 1e9),
-                    setupS, rssMb, completed, flows, p.allToAll() ? "alltoall" : "permutation", perConnKb);
+                    setupS, rssMb, completed, flows, p.allToAll() ? "alltoall" : "permutation", perConnKb, liveMb);
         }
+    }
+
+    /**
+     * Bytes of heap reachable now: a full collection first (the simulation's objects are still referenced, so this is
+     * what the run holds: engines, fabric, the packet pool at its peak), then the heap's used bytes.
+     */
+    static long liveHeapBytes() {
+        System.gc();
+        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     /** Peak resident set of this process in KiB (VmHWM), or -1 where /proc is not available. */

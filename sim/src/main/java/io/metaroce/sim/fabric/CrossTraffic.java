@@ -31,9 +31,7 @@ public final class CrossTraffic implements EventHandler {
      */
     public CrossTraffic(EventLoop loop, PacketPool pool, SwitchPort port, int dst, int plane, int bytes, double gbps,
                  long startPs, long stopPs) {
-        Packet probe = pool.alloc();
-        int capacity = probe.buf.length;
-        pool.release(probe);
+        int capacity = pool.capacity();
         if (gbps <= 0 || bytes <= 0 || bytes > capacity) {
             throw new IllegalArgumentException("cross traffic of " + gbps + " Gb/s in " + bytes + "-byte packets (at most " + capacity + ")");
         }

@@ -4,16 +4,16 @@ import io.metaroce.core.wire.Ecn;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One datagram in flight: a pooled object owning a byte buffer (and a segment view of it, made once) large
- * enough for the engine's largest datagram. Identified by {@link #id} so events can carry it as a long.
+ * One datagram in flight: a pooled object owning a buffer (a segment, made once, large enough for the engine's
+ * largest datagram; {@link PacketPool} cuts the buffers of a chunk of packets from one array). Identified by
+ * {@link #id} so events can carry it as a long.
  */
 public final class Packet {
     /** The CE codepoint, {@link Ecn#CE} (one definition; this name stays for code not yet switched to Ecn). */
     public static final int ECN_CE = Ecn.CE;
 
     final int id;
-    final byte[] buf;
-    /** {@link #buf} as a memory segment (the engine's datagram view). */
+    /** The packet's buffer (the engine's datagram view), {@link PacketPool#capacity()} bytes. */
     public final MemorySegment seg;
     /** Datagram length in bytes (as carried; the wire adds {@code wireOverheadBytes}). */
     public int length;
@@ -48,10 +48,9 @@ public final class Packet {
     /** Transport-private: a spare word (see {@link #flow}). */
     public long aux;
 
-    Packet(int id, byte[] buf) {
+    Packet(int id, MemorySegment seg) {
         this.id = id;
-        this.buf = buf;
-        this.seg = MemorySegment.ofArray(buf);
+        this.seg = seg;
     }
 
     /** The packet's pool id (events carry it as their argument). */
@@ -74,6 +73,4 @@ public final class Packet {
     public boolean isData() { return data; }
     /** True when a switch trimmed this data packet to its headers instead of dropping it. */
     public boolean isTrimmed() { return trimmed; }
-    /** The datagram bytes, {@code [0, length)}. */
-    public byte[] bytes() { return buf; }
 }

@@ -1,5 +1,7 @@
 package io.metaroce.sim.fabric;
 
+import java.lang.foreign.MemorySegment;
+
 /** A free list of {@link Packet}s indexed by id; grows on demand, never shrinks. */
 public final class PacketPool {
     private static final int CHUNK = 64;
@@ -35,8 +37,10 @@ public final class PacketPool {
     }
 
     /**
-     * Creates {@code n} packets: their buffers first, then the small headers together (so that the fields the
-     * fabric reads on every hop sit in a few cache lines and pages, not one per 4 KB buffer).
+     * Creates {@code n} packets: their buffers first, as slices of one array (one array header and one memory
+     * session for the chunk instead of one per packet: ~50 B less per packet, and the pool holds every packet in
+     * flight), then the small headers together (so that the fields the fabric reads on every hop sit in a few
+     * cache lines and pages, not one per 4 KB buffer).
      */
     private void grow(int n) {
         if (created + n > all.length) {
@@ -44,9 +48,10 @@ public final class PacketPool {
             all = java.util.Arrays.copyOf(all, size);
             free = java.util.Arrays.copyOf(free, size);
         }
-        byte[][] bufs = new byte[n][];
+        MemorySegment chunk = MemorySegment.ofArray(new byte[Math.multiplyExact(n, capacity)]);
+        MemorySegment[] bufs = new MemorySegment[n];
         for (int i = 0; i < n; i++) {
-            bufs[i] = new byte[capacity];
+            bufs[i] = chunk.asSlice((long) i * capacity, capacity);
         }
         for (int i = n - 1; i >= 0; i--) {
             Packet p = new Packet(created + i, bufs[i]);

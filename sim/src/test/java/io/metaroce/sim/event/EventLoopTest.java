@@ -31,6 +31,44 @@ class EventLoopTest {
         assertEquals(times.length, loop.eventsProcessed());
     }
 
+    /**
+     * Events scheduled by running events reuse the slots of dispatched ones: every event still gets its own argument
+     * and handler, in (time, scheduling order), as a reference priority queue orders them.
+     */
+    @Test
+    void eventsScheduledWhileRunningKeepTheirArgumentsAndOrder() {
+        EventLoop loop = new EventLoop();
+        SplittableRandom r = new SplittableRandom(11);
+        java.util.PriorityQueue<long[]> expected = new java.util.PriorityQueue<>(
+                (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        List<long[]> seen = new ArrayList<>();
+        long[] seq = {0};
+        EventHandler[] handler = new EventHandler[1];
+        handler[0] = arg -> {
+            seen.add(new long[] {loop.nowPs(), arg});
+            for (int k = 0; k < 2 && seq[0] < 20_000; k++) {
+                long at = loop.nowPs() + r.nextInt(50);
+                long id = seq[0]++;
+                expected.add(new long[] {at, id});
+                loop.schedule(at, handler[0], id);
+            }
+        };
+        for (int i = 0; i < 3000; i++) { // beyond the initial 1,024 slots: the arrays grow with events pending
+            long at = r.nextInt(10);
+            long id = seq[0]++;
+            expected.add(new long[] {at, id});
+            loop.schedule(at, handler[0], id);
+        }
+        loop.run(Long.MAX_VALUE);
+        assertEquals(expected.size(), seen.size());
+        for (long[] s : seen) {
+            long[] e = expected.poll();
+            assertEquals(e[0], s[0], "time");
+            assertEquals(e[1], s[1], "argument of the event at " + s[0] + " ps");
+        }
+        assertTrue(loop.peakPending() >= 3000);
+    }
+
     @Test
     void runStopsAtLimitAndOnRequest() {
         EventLoop loop = new EventLoop();
