@@ -8,7 +8,8 @@
 #   3. 4 planes each limited to R by htb: aggregate vs 4R, and with one plane down vs 3R
 #   4. write-lat 8-byte percentiles (25..99.99) vs sockperf ping-pong (UDP), side by side
 #   5. many QPs on one device vs 1 QP, --rounds interleaved rounds (1 QP, N QPs, ...): goodput ratio per pair,
-#      error completions, probes per second, the tail past the posting window and memory per QP (min/median/max)
+#      error completions, health and tail-loss probes per second, the tail past the posting window and memory
+#      per QP (min/median/max)
 # Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [-- EXTRA PERF FLAGS]
 #   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every metaroce run)
 set -euo pipefail

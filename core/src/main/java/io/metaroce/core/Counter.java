@@ -26,6 +26,11 @@ public enum Counter {
     TAIL_LOSSES,
     /** Tail-loss probes that carried the path's newest unacknowledged segment again (RTO-6). */
     TAIL_COPIES,
+    /**
+     * Tail-loss probes sent as PROBE packets on an ACTIVE path (RTO-6), also counted in {@link #TX_PROBES}: the
+     * other probes test a failed or probing path's health (PATH-5).
+     */
+    TAIL_PROBES,
     /** Timeouts on a route that delivered later packets (PATH-16): losses, not failures; path health untouched. */
     ROUTE_ALIVE_TIMEOUTS,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */

@@ -81,7 +81,13 @@ final class TransmitScheduler {
         if (probe != null) {
             int len = c.cfg.tailCopy && probe.state == PathState.ACTIVE && probe.tlpCheck && c.state == QpState.RTS
                     ? tailCopy(nowNs, probe, out, tx) : 0;
-            return len > 0 ? len : writer.probe(nowNs, probe, out, tx);
+            if (len > 0) {
+                return len;
+            }
+            if (probe.state == PathState.ACTIVE) {
+                c.count(Counter.TAIL_PROBES);
+            }
+            return writer.probe(nowNs, probe, out, tx);
         }
         if (c.state != QpState.RTS) {
             return 0;
