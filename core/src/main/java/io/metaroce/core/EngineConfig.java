@@ -108,6 +108,12 @@ public final class EngineConfig {
     /** A sender is active for grant purposes if it delivered data this recently. */
     public long activeSenderWindowNs = 100_000;
     /**
+     * HINT-7: a QP that holds no grant (no ACK from its peer within {@code activeSenderWindowNs}, or none yet) sends
+     * new data only while fewer than this many datagram bytes went out since its last ACK: its unscheduled budget
+     * for the first round trip, before the receiver has counted it; 0 = no budget (the initial window alone).
+     */
+    public long unscheduledBytes = 0;
+    /**
      * Simulation only: data packets carry their headers and declare their payload length, but the payload bytes
      * are neither copied (out of or into registered memory) nor covered by the CRC, which then protects the
      * headers alone. Every protocol decision is unchanged; memory contents are not transferred, so data cannot be
@@ -161,6 +167,7 @@ public final class EngineConfig {
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
     public EngineConfig grantFraction(double v) { grantFraction = v; return this; }
+    public EngineConfig unscheduledBytes(long v) { unscheduledBytes = v; return this; }
     public EngineConfig congestionControl(CongestionControl.Factory v) { congestionControl = v; return this; }
     public EngineConfig authKeyUpdatePackets(long v) { authKeyUpdatePackets = v; return this; }
 
@@ -189,6 +196,7 @@ public final class EngineConfig {
         c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.grantFraction = grantFraction;
+        c.unscheduledBytes = unscheduledBytes;
         c.txRateBps = txRateBps;
         c.elidePayload = elidePayload;
         c.authKeyUpdatePackets = authKeyUpdatePackets;
@@ -225,6 +233,7 @@ public final class EngineConfig {
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");
+        require(unscheduledBytes >= 0, "unscheduledBytes must be >= 0 (0 = no budget), got " + unscheduledBytes);
         require(authKeyUpdatePackets >= 0, "authKeyUpdatePackets must be >= 0 (0 = never), got "
                 + authKeyUpdatePackets);
         require(congestionControl != null, "congestionControl must be set");

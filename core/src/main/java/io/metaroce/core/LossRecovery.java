@@ -51,6 +51,8 @@ final class LossRecovery {
         }
         int grantMbps = ack.grantMbps();
         c.grantBps = grantMbps == 0 ? 0 : (grantMbps & 0xFFFFFFFFL) * 1_000_000L;
+        c.lastAckRxNs = nowNs; // HINT-7: the QP holds a fresh grant (or none is given): it is scheduled
+        c.sentSinceAckBytes = 0;
         long newlyBytes = scanSack(p, cum);
         int newlyPackets = scanNewlyPackets;
         int ce = ack.ceCount();

@@ -43,6 +43,10 @@ final class QpCore {
     int nextRsn;
     /** The latest rate granted by the peer in bits/s (0 = none, HINT-3). */
     long grantBps;
+    /** HINT-7: when the last valid ACK from the peer arrived (MIN_VALUE: none yet), in ns. */
+    long lastAckRxNs = Long.MIN_VALUE;
+    /** HINT-7: datagram bytes of data sent since that ACK. */
+    long sentSinceAckBytes;
     /** When every path became FAILED (NO_DEADLINE: some path lives): the connection timeout runs from here. */
     long allFailedSinceNs = Engine.NO_DEADLINE;
     /**

@@ -181,6 +181,8 @@ public final class QueuePair extends Timed {
         c.nextMsn = 0;
         c.nextRsn = 0;
         c.grantBps = 0;
+        c.lastAckRxNs = Long.MIN_VALUE;
+        c.sentSinceAckBytes = 0;
         auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
         writer.auth = null;
         writer.keyUpdates = null;

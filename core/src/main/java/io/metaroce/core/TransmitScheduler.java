@@ -127,10 +127,16 @@ final class TransmitScheduler {
                 retransmit = true;
                 break;
             }
-            OutQueue first = preferResponses ? c.rsq : c.sq;
-            OutQueue second = preferResponses ? c.sq : c.rsq;
-            OutQueue oq = first.nextToSend < first.tail ? first : second.nextToSend < second.tail ? second : null;
+            // HINT-7: the send queue's new data waits for an ACK once an unscheduled QP spent its budget
+            OutQueue sq = unscheduledSpent(nowNs) ? null : c.sq;
+            OutQueue first = preferResponses || sq == null ? c.rsq : sq;
+            OutQueue second = first == c.rsq ? sq : c.rsq;
+            OutQueue oq = first.nextToSend < first.tail ? first
+                    : second != null && second.nextToSend < second.tail ? second : null;
             if (oq == null) {
+                if (sq == null && c.sq.nextToSend < c.sq.tail) {
+                    awaitRoom(); // the ACK that schedules it releases a packet of its budget
+                }
                 return 0;
             }
             w = oq.at(oq.nextToSend);
@@ -165,6 +171,7 @@ final class TransmitScheduler {
         int len = writer.data(nowNs, p, w, seg, retransmit, out);
         record(nowNs, p, q, w, seg, attempt, len);
         p.lastTxAckReq = retransmit || seg == w.segments - 1; // what PacketWriter flags ACK_REQ
+        c.sentSinceAckBytes += len;
         if (retransmit) {
             p.retransmits++;
             c.count(Counter.RETRANSMITS);
@@ -207,6 +214,19 @@ final class TransmitScheduler {
             return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
         }
         return 0;
+    }
+
+    /**
+     * HINT-7: whether this QP holds no grant (no ACK from the peer within the active-sender window) and has sent its
+     * unscheduled budget since its last ACK. A grant that old is void: the receiver no longer counts this sender.
+     */
+    private boolean unscheduledSpent(long nowNs) {
+        long budget = c.cfg.unscheduledBytes;
+        if (budget == 0 || c.lastAckRxNs != Long.MIN_VALUE && nowNs - c.lastAckRxNs <= c.cfg.activeSenderWindowNs) {
+            return false;
+        }
+        c.grantBps = 0;
+        return c.sentSinceAckBytes >= budget;
     }
 
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
