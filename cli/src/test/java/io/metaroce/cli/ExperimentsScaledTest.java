@@ -82,7 +82,7 @@ class ExperimentsScaledTest {
             + "0.559 (permutation of 2 MiB), 0.391 (allreduce, RCCL's pipelined ring, 4 channels); >= 0.5 at "
             + "linkLoss=0.1 (30% end to end) got 0.233, 0.046. The 1% permutation check cannot hold at 2 MiB by "
             + "arithmetic: the lossless flows last 6.4 base RTTs, so 0.86 allows the slowest of 16 flows 1.05 RTT "
-            + "more; each flow sends ~95 packets in its last RTT (~3.3 of them lost), so with probability ~0.86 some "
+            + "more; each flow sends ~95 packets in its last RTT (~3.3 of them lost), so with probability ~0.85 some "
             + "flow also loses a resend of one (3 RTTs from its first send) and ends more than 1.05 RTT late, under "
             + "any recovery without redundancy. At "
             + "full size (16 MiB, 64 hosts) the permutation passes (0.908 / 0.556) and the all-reduce fails "
