@@ -86,8 +86,9 @@ class ExperimentsScaledTest {
             + "flow also loses a resend of one (3 RTTs from its first send) and ends more than 1.05 RTT late, under "
             + "any recovery without redundancy. At "
             + "full size (16 MiB, 64 hosts) the permutation passes (0.908 / 0.556) and the all-reduce fails "
-            + "(0.490 / 0.068): a 126-step chain of 8-packet slices sprayed over 16 paths, one packet per path, so "
-            + "SACK cannot see their losses (at 1% per link 0.593 with 8 paths, 0.678 with 4): issue 10")
+            + "(0.490 / 0.068): a 126-step chain of 8-packet slices sprayed over 16 paths, about one packet per path, "
+            + "its losses found by REL-14, probes and 426 timeouts (at 1% per link 0.593 with 8 paths, 0.678 with "
+            + "4): issue 10")
     void e1LossScaledRunPasses(@TempDir Path out) throws IOException {
         check("e1-loss.yaml", out);
     }
