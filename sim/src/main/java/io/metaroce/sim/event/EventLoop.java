@@ -120,46 +120,60 @@ public final class EventLoop {
         return false;
     }
 
+    /**
+     * Removes the root. Bottom-up ("Wegener's") deletion: the hole left by the root sinks to a leaf along the
+     * smaller children, comparing children only; then the heap's last entry, which almost always belongs near the
+     * bottom, rises from that leaf. That saves the comparison with the last entry at every level of a plain sift
+     * down. Sequences are read only when times tie. Any valid heap of distinct (time, sequence) keys pops in the
+     * same order, so the order of events does not depend on the deletion scheme.
+     */
     private void removeTop() {
         int last = --size;
-        long t = times[last];
-        long s = seqs[last];
-        long a = args[last];
-        EventHandler h = handlers[last];
-        handlers[last] = null;
         if (last == 0) {
+            handlers[0] = null;
             return;
         }
+        long[] ts = times;
+        long[] ss = seqs;
+        long[] as = args;
+        EventHandler[] hs = handlers;
         int i = 0;
-        while (true) {
-            int c = (i << 2) + 1;
-            if (c >= last) {
-                break;
-            }
+        int c;
+        while ((c = (i << 2) + 1) < last) {
             int best = c;
-            long bt = times[c];
-            long bs = seqs[c];
+            long bt = ts[c];
             int end = Math.min(c + 4, last);
             for (int j = c + 1; j < end; j++) {
-                long jt = times[j];
-                if (jt < bt || (jt == bt && seqs[j] < bs)) {
+                long jt = ts[j];
+                if (jt < bt || (jt == bt && ss[j] < ss[best])) {
                     best = j;
                     bt = jt;
-                    bs = seqs[j];
                 }
             }
-            if (bt > t || (bt == t && bs > s)) {
-                break;
-            }
-            times[i] = bt;
-            seqs[i] = bs;
-            args[i] = args[best];
-            handlers[i] = handlers[best];
+            ts[i] = bt;
+            ss[i] = ss[best];
+            as[i] = as[best];
+            hs[i] = hs[best];
             i = best;
         }
-        times[i] = t;
-        seqs[i] = s;
-        args[i] = a;
-        handlers[i] = h;
+        long t = ts[last];
+        long s = ss[last];
+        while (i > 0) {
+            int parent = (i - 1) >>> 2;
+            long pt = ts[parent];
+            if (pt < t || (pt == t && ss[parent] < s)) {
+                break;
+            }
+            ts[i] = pt;
+            ss[i] = ss[parent];
+            as[i] = as[parent];
+            hs[i] = hs[parent];
+            i = parent;
+        }
+        ts[i] = t;
+        ss[i] = s;
+        as[i] = as[last];
+        hs[i] = hs[last];
+        hs[last] = null;
     }
 }
