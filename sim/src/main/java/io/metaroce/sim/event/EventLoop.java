@@ -42,6 +42,7 @@ public final class EventLoop {
     /** The bucket (time >>> SHIFT) whose events are in {@link #current}, sorted; its own list stays empty. */
     private long currentBucket;
     private int[] current = new int[256];
+    private long[] currentTimes = new long[256]; // the times of current's nodes (inserting reads no node)
     private int currentPos;
     private int currentLen;
     private long[] sortKeys = new long[256];
@@ -145,19 +146,24 @@ public final class EventLoop {
         if (currentLen == current.length) {
             if (currentPos > 0) {
                 System.arraycopy(current, currentPos, current, 0, currentLen - currentPos);
+                System.arraycopy(currentTimes, currentPos, currentTimes, 0, currentLen - currentPos);
                 currentLen -= currentPos;
                 currentPos = 0;
             } else {
                 current = java.util.Arrays.copyOf(current, 2 * currentLen);
+                currentTimes = java.util.Arrays.copyOf(currentTimes, 2 * currentLen);
             }
         }
         int[] c = current;
+        long[] ct = currentTimes;
         int i = currentLen;
-        while (i > currentPos && nodes[4 * c[i - 1]] > timePs) {
+        while (i > currentPos && ct[i - 1] > timePs) {
             c[i] = c[i - 1];
+            ct[i] = ct[i - 1];
             i--;
         }
         c[i] = n;
+        ct[i] = timePs;
         currentLen++;
     }
 
@@ -218,14 +224,15 @@ public final class EventLoop {
         }
         if (current.length < count) {
             current = new int[Math.max(count, 2 * current.length)];
+            currentTimes = new long[current.length];
         }
-        if (sorted) {
-            System.arraycopy(listed, 0, current, 0, count);
-        } else {
+        if (!sorted) {
             java.util.Arrays.sort(sortKeys, 0, count);
-            for (int j = 0; j < count; j++) {
-                current[j] = listed[(int) sortKeys[j]];
-            }
+        }
+        for (int j = 0; j < count; j++) {
+            long key = sortKeys[j];
+            current[j] = listed[(int) key];
+            currentTimes[j] = base + (key >>> 32);
         }
         currentPos = 0;
         currentLen = count;
@@ -241,14 +248,13 @@ public final class EventLoop {
             if (currentPos == currentLen) {
                 advance();
             }
-            int n = current[currentPos];
-            int o = 4 * n;
-            long t = nodes[o];
+            long t = currentTimes[currentPos];
             if (t > untilPs) {
                 nowPs = untilPs;
                 return false;
             }
-            currentPos++;
+            int n = current[currentPos++];
+            int o = 4 * n;
             currentSeq = nodes[o + 1];
             long arg = nodes[o + 2];
             EventHandler h = handlers[n]; // the slot keeps its reference until reused: handlers live for the run
