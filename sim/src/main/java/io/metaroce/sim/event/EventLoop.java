@@ -4,10 +4,9 @@ package io.metaroce.sim.event;
  * The discrete-event loop: events ordered by (time ps, sequence), so ties break in scheduling order and every run
  * with the same inputs is identical. Not thread-safe; one loop per simulation (no statics).
  *
- * <p>The store is a calendar queue (as htsim's event list is a time-ordered structure, not a plain heap): a wheel
- * of {@value #BUCKETS} buckets of 2^{@value #SHIFT} ps (4.1 ns) covers the next 16.8 us, which holds nearly every
- * event of a fabric (a hop is a link delay plus a queue); an event goes into its bucket's list in O(1), and a
- * bucket is sorted once when its time comes, then read in order. Events beyond the window (timeouts) wait in a
+ * <p>The store is a calendar queue: a wheel of 4,096 buckets of 4.1 ns covers the next 16.8 us, which holds
+ * nearly every event of a fabric (a hop is a link delay plus a queue); an event goes into its bucket's list in
+ * O(1), and a bucket is sorted once when its time comes, then read in order. Events beyond the window (timeouts) wait in a
  * 4-ary heap and enter the wheel when the window reaches them. A heap of every pending event touched a new cache
  * line per level and per array on each removal (the simulator's top frame at 1,024 hosts).
  *
