@@ -149,6 +149,8 @@ public final class SimBench {
         final long rssBeforeQpsKb;
         int completed;
         long lastCompletionPs;
+        /** Completion times of the flows, in order of completion (every flow starts at time 0). */
+        long[] completionPs;
         long wallNs;
         long cpuNs;
 
@@ -217,6 +219,10 @@ public final class SimBench {
             if (wc.status() != WcStatus.SUCCESS) {
                 return;
             }
+            if (completionPs == null) {
+                completionPs = new long[flows];
+            }
+            completionPs[completed] = nowPs;
             completed++;
             lastCompletionPs = nowPs;
             if (completed == flows) {
@@ -283,6 +289,13 @@ public final class SimBench {
             System.out.printf("k=%d hosts=%d workload=%s paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
                             + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.allToAll() ? "alltoall" : "permutation",
                     p.paths(), flows, completed, p.flowBytes(), simPs / 1e6, goodput);
+            if (completed > 0) {
+                // completions arrive in time order: the array is sorted
+                System.out.printf("fct: p50=%.1f us p90=%.1f us p99=%.1f us max=%.1f us (%d flows)%n",
+                        completionPs[(completed - 1) / 2] / 1e6, completionPs[(int) ((completed - 1) * 0.9)] / 1e6,
+                        completionPs[(int) ((completed - 1) * 0.99)] / 1e6, completionPs[completed - 1] / 1e6,
+                        completed);
+            }
             System.out.printf("memory: peak RSS %.1f MB, %.1f MB before the connections were made: %.1f KB per "
                     + "connection (peak RSS / flows: %.1f KB; a connection is a QP at each end)%n", rssMb,
                     rssBeforeQpsKb / 1024.0, perConnKb, peakKb / (double) flows);
