@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Engine datapath benchmark: builds the JMH uber jar, runs EngineBench (engine pair + copy baseline) with the
-# GC profiler, saves the JMH JSON to bench/results/engine.json and prints a summary against the targets.
+# Engine datapath benchmark: builds the JMH uber jar, runs EngineBench (engine pair, copy baseline, data floor, one
+# CRC32C) with the GC profiler, saves the JMH JSON to bench/results/engine.json and prints a summary against the targets.
 #
 # Usage: bench/engine.sh [extra JMH args]     e.g. bench/engine.sh -wi 1 -i 2 -r 1s
 # Extra arguments are passed to JMH; one of -wi -w -i -r -f replaces the default below. -rf/-rff are fixed
