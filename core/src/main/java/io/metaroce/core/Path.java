@@ -60,6 +60,12 @@ public final class Path {
     int consecutiveTimeouts;
     long lastCeNs = Long.MIN_VALUE;
     long probeDeadlineNs = Engine.NO_DEADLINE;
+    /**
+     * The QP's mask of paths that may have a timer armed ({@link QpTimers}): bit {@code id} is set whenever this path
+     * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
+     * scan once none of the three holds. Shared by the QP's paths; null for a path outside a QP.
+     */
+    long[] armedMask;
     long probeId;
     int probeSuccesses;
     boolean probeDue;
@@ -307,8 +313,27 @@ public final class Path {
 
     // ---------------- sender helpers ----------------
 
+    /** This path may have a timer armed from now on: the QP's timer scan must look at it. */
+    void arm() {
+        if (armedMask != null) {
+            armedMask[id >>> 6] |= 1L << id;
+        }
+    }
+
+    /** Whether this path has no timer that {@link QpTimers} looks at: nothing in flight, to acknowledge or probed. */
+    boolean timersIdle() {
+        return inflightPackets == 0 && rxPending == 0 && probeDeadlineNs == Engine.NO_DEADLINE;
+    }
+
+    /** Sets the probe deadline (PATH-5, PATH-17) and arms the path's timers. */
+    void armProbe(long deadlineNs) {
+        probeDeadlineNs = deadlineNs;
+        arm();
+    }
+
     /** A packet of {@code bytes} went into flight on this path. */
     void addInflight(long bytes) {
+        arm();
         inflightBytes += bytes;
         inflightPackets++;
         shared.inflightBytes += bytes;

@@ -83,7 +83,7 @@ final class PathProber {
             // PATH-17: a waiting path's check that its route still has a live prober (a safety net: a prober that
             // stops hands the route over at once)
             if (leads(route.prober)) {
-                p.probeDeadlineNs = nowNs + followerCheckNs();
+                p.armProbe(nowNs + followerCheckNs());
                 return;
             }
             route.prober = p;
@@ -173,7 +173,7 @@ final class PathProber {
             p.waitingOnRoute = true;
         }
         p.probeDue = false;
-        p.probeDeadlineNs = nowNs + followerCheckNs();
+        p.armProbe(nowNs + followerCheckNs());
         c.count(Counter.ROUTE_PROBE_WAITS);
     }
 
@@ -260,7 +260,7 @@ final class PathProber {
                 p.probeDue = false;
                 throttled = false;
                 if (p.state == PathState.FAILED || p.state == PathState.PROBING) {
-                    p.probeDeadlineNs = nowNs + timeoutNs(p); // PATH-5: the reply is awaited from now
+                    p.armProbe(nowNs + timeoutNs(p)); // PATH-5: the reply is awaited from now
                 }
                 return p;
             }

@@ -22,6 +22,8 @@ final class QpCore {
     final int qpn;
     final Counters counters = new Counters();
     final Path[] paths;
+    /** Bit i: path i may have a timer armed (see {@link Path#armedMask}); the timers scan only these. */
+    final long[] armedPaths;
     final OutQueue sq;
     final OutQueue rsq;
     final RetransmitQueue retx = new RetransmitQueue();
@@ -71,8 +73,10 @@ final class QpCore {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.paths = new Path[cfg.paths];
+        this.armedPaths = new long[(cfg.paths + 63) >>> 6];
         for (int i = 0; i < cfg.paths; i++) {
             paths[i] = new Path(i, i % cfg.planes);
+            paths[i].armedMask = armedPaths;
         }
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);

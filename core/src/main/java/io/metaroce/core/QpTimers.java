@@ -21,40 +21,50 @@ final class QpTimers {
         this.scheduler = scheduler;
     }
 
-    /** Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. */
+    /**
+     * Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. Only the paths in the QP's armed mask are looked
+     * at (a path is armed when it takes a packet into flight, accepts one to acknowledge or sets a probe deadline);
+     * a path found with none of these left is dropped from the mask, so an idle path costs nothing here.
+     */
     long nextDeadline() {
         if (!c.running()) {
             return Engine.NO_DEADLINE;
         }
         EngineConfig cfg = c.cfg;
         long d = Engine.NO_DEADLINE;
-        boolean dataWaiting = c.state == QpState.RTS && c.hasDataToSend();
-        for (Path p : c.paths) {
-            if (p.rxPending > 0 && p.ackDeadlineNs < d) {
-                d = p.ackDeadlineNs;
-            }
-            if (p.inflightPackets > 0) {
-                long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, c.silentTimeouts);
-                if (rto < d) {
-                    d = rto;
+        long[] armed = c.armedPaths;
+        Path[] paths = c.paths;
+        for (int w = 0; w < armed.length; w++) {
+            long bits = armed[w];
+            while (bits != 0) {
+                int b = Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                Path p = paths[(w << 6) + b];
+                if (p.timersIdle()) {
+                    armed[w] &= ~(1L << b);
+                    continue;
                 }
-                long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
-                if (tlp < d) {
-                    d = tlp;
+                if (p.rxPending > 0 && p.ackDeadlineNs < d) {
+                    d = p.ackDeadlineNs;
+                }
+                if (p.inflightPackets > 0) {
+                    long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, c.silentTimeouts);
+                    if (rto < d) {
+                        d = rto;
+                    }
+                    long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
+                    if (tlp < d) {
+                        d = tlp;
+                    }
+                }
+                if (p.probeDeadlineNs < d) {
+                    d = p.probeDeadlineNs;
                 }
             }
-            if (p.probeDeadlineNs < d) {
-                d = p.probeDeadlineNs;
-            }
-            // An eligible path may send when the QP-wide grant allows (HINT-3), if its route's pacing allows by then
-            // (a deadline at which nothing can be sent would have the driver call us in a loop). A route's own pacing
-            // slot is not timed here: the QP waits in the route's pacing queue, which wakes one QP per slot (CC-5).
-            if (dataWaiting && c.grantBps > 0 && QpCore.sendable(p) && scheduler.windowOpen(p)) {
-                long ready = scheduler.grantNextNs;
-                if (ready - p.shared.nextSendNs >= 0 && ready < d) {
-                    d = ready;
-                }
-            }
+        }
+        if (c.grantBps > 0 && c.state == QpState.RTS && scheduler.grantNextNs < d && c.hasDataToSend()
+                && grantCanSend()) {
+            d = scheduler.grantNextNs;
         }
         if (rack.timerNs < d) {
             d = rack.timerNs;
@@ -71,6 +81,22 @@ final class QpTimers {
         return d;
     }
 
+    /**
+     * HINT-3: whether a path could send when the QP-wide grant next allows: eligible, with room, and its route's
+     * pacing slot due by then (a deadline at which nothing can be sent would have the driver call us in a loop). A
+     * route's own pacing slot is not timed here: the QP waits in the route's pacing queue, which wakes one QP per
+     * slot (CC-5, PATH-18).
+     */
+    private boolean grantCanSend() {
+        long ready = scheduler.grantNextNs;
+        for (Path p : c.paths) {
+            if (QpCore.sendable(p) && scheduler.windowOpen(p) && ready - p.shared.nextSendNs >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Fires every expired timer; a call with nothing expired changes nothing. */
     void onTimeout(long nowNs) {
         if (!c.running()) {
@@ -78,25 +104,11 @@ final class QpTimers {
         }
         EngineConfig cfg = c.cfg;
         int silent = c.silentTimeouts; // RTO-9: timers due together all fire, whatever the first of them counts
-        for (Path p : c.paths) {
-            if (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0) {
-                p.ackNow = true;
-                c.ackWork = true;
-            }
-            if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
-                recovery.onRto(p, nowNs);
-            } else {
-                long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
-                if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
-                    // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
-                    p.tlpSent = true;
-                    p.tlpAtNs = nowNs;
-                    p.tlpCheck = true;
-                    prober.due(p);
-                }
-            }
-            if (p.probeDeadlineNs - nowNs <= 0) {
-                prober.onProbeTimer(p, nowNs);
+        long[] armed = c.armedPaths;
+        Path[] paths = c.paths;
+        for (int w = 0; w < armed.length; w++) {
+            for (long bits = armed[w]; bits != 0; bits &= bits - 1) {
+                fire(paths[(w << 6) + Long.numberOfTrailingZeros(bits)], nowNs, silent);
             }
         }
         if (rack.timerNs != Engine.NO_DEADLINE && rack.timerNs - nowNs <= 0) {
@@ -114,6 +126,30 @@ final class QpTimers {
                 QpCore.finish(w, WcStatus.RETRY_EXC_ERR);
             }
             c.enterError(w);
+        }
+    }
+
+    /** Fires {@code p}'s expired timers: its delayed ACK, RTO or tail-loss probe, and probe deadline. */
+    private void fire(Path p, long nowNs, int silent) {
+        EngineConfig cfg = c.cfg;
+        if (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0) {
+            p.ackNow = true;
+            c.ackWork = true;
+        }
+        if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
+            recovery.onRto(p, nowNs);
+        } else {
+            long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
+            if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
+                // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
+                p.tlpSent = true;
+                p.tlpAtNs = nowNs;
+                p.tlpCheck = true;
+                prober.due(p);
+            }
+        }
+        if (p.probeDeadlineNs - nowNs <= 0) {
+            prober.onProbeTimer(p, nowNs);
         }
     }
 }

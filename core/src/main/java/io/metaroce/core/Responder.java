@@ -71,6 +71,7 @@ final class Responder {
         boolean gap = p.rxAccept(psn);
         p.rxEchoTs = base.timestampNs();
         p.rxPending++;
+        p.arm();
         if ((base.flags() & BaseHeader.FLAG_ACK_REQ) != 0) {
             // ACK-10: the end of a message (or a resend): every path's held-back ACK goes now, so the sender
             // learns the message's fate at once instead of an ackDelay later on the other paths

@@ -13,22 +13,43 @@ import java.util.SplittableRandom;
 public final class Link implements EventHandler {
     /** Initial in-flight ring size (grows by doubling): small, as a large fabric has tens of thousands of links. */
     private static final int INITIAL_RING = 8;
+    private static final LinkMonitor[] NO_WATCHERS = {};
+
+    /**
+     * What a packet's passage does not read (name, rate, watchers, drop counters): in an object of its own, so that
+     * the fields every packet reads fit in fewer cache lines of the link (a large fabric has thousands of links, and
+     * reading one is a cache miss per line).
+     */
+    private static final class Rare {
+        final long rateBps;
+        final String name;
+        SwitchPort source;
+        LinkMonitor[] watchers = NO_WATCHERS; // shared while empty: a large fabric has tens of thousands of links
+        long dropped;
+        long lossDrops;
+
+        Rare(long rateBps, String name) {
+            this.rateBps = rateBps;
+            this.name = name;
+        }
+    }
+
+    private final Rare rare;
     private final EventLoop loop;
     private final PacketPool pool;
     private final SplittableRandom rng;
     private final long delayPs;
-    private final long rateBps;
-    private final String name;
     private PacketSink to;
     private int toPort;
-    private SwitchPort source;
-    private static final LinkMonitor[] NO_WATCHERS = {};
-    private LinkMonitor[] watchers = NO_WATCHERS; // shared while empty: a large fabric has tens of thousands of links
     private double lossProbability;
     private boolean up = true;
 
-    /** Packets in flight, two words each: [2j] arrival time ps, [2j + 1] packet id; a power-of-two ring. */
-    private long[] ring = new long[2 * INITIAL_RING];
+    /**
+     * Packets in flight, a power-of-two ring: {@code arrivals[j]} the arrival time ps of {@code inFlight[j]} (the
+     * packet itself: delivering it reads no pool table).
+     */
+    private long[] arrivals = new long[INITIAL_RING];
+    private Packet[] inFlight = new Packet[INITIAL_RING];
     private int head;
     private int count;
     private boolean scheduled;
@@ -36,17 +57,14 @@ public final class Link implements EventHandler {
     private long packets;
     private long dataPackets;
     private long bytes;
-    private long dropped;
-    private long lossDrops;
 
     /** A link of {@code rateBps} (the sender's serialization rate) and {@code delayPs}, drawing loss from {@code rng}. */
     public Link(EventLoop loop, PacketPool pool, long rateBps, long delayPs, SplittableRandom rng, String name) {
         this.loop = loop;
         this.pool = pool;
-        this.rateBps = rateBps;
+        this.rare = new Rare(rateBps, name);
         this.delayPs = delayPs;
         this.rng = rng;
-        this.name = name;
     }
 
     /** Connects the far end: packets arrive at {@code sink} on its in-port {@code port}. */
@@ -60,17 +78,18 @@ public final class Link implements EventHandler {
 
     /** Called by the port that sends on this link (one per link). */
     void setSource(SwitchPort port) {
-        this.source = port;
+        rare.source = port;
     }
 
     /** {@code m} hears of every change of this link's state. */
     void watch(LinkMonitor m) {
-        watchers = java.util.Arrays.copyOf(watchers, watchers.length + 1);
-        watchers[watchers.length - 1] = m;
+        LinkMonitor[] w = java.util.Arrays.copyOf(rare.watchers, rare.watchers.length + 1);
+        w[w.length - 1] = m;
+        rare.watchers = w;
     }
 
     /** The output port feeding this link (the one a PFC pause from the far end stops). */
-    public SwitchPort source() { return source; }
+    public SwitchPort source() { return rare.source; }
 
     /** The far end, or null before {@link #connect}. */
     public PacketSink sink() { return to; }
@@ -95,16 +114,17 @@ public final class Link implements EventHandler {
      */
     public void setUp(boolean isUp) {
         if (isUp != up) {
-            for (LinkMonitor w : watchers) {
+            for (LinkMonitor w : rare.watchers) {
                 w.changed();
             }
         }
         if (!isUp && up) {
             while (count > 0) {
-                Packet p = pool.get(ring[2 * head + 1]);
-                head = (head + 1) & ((ring.length >>> 1) - 1);
+                Packet p = inFlight[head];
+                inFlight[head] = null;
+                head = (head + 1) & (arrivals.length - 1);
                 count--;
-                dropped++;
+                rare.dropped++;
                 pool.release(p);
             }
         }
@@ -114,11 +134,11 @@ public final class Link implements EventHandler {
     /** False while the link is down (it drops everything). */
     public boolean isUp() { return up; }
     /** Line rate, bits per second. */
-    public long rateBps() { return rateBps; }
+    public long rateBps() { return rare.rateBps; }
     /** Propagation delay, picoseconds. */
     public long delayPs() { return delayPs; }
     /** The link's name, e.g. {@code p0.leaf0>p0.spine1}. */
-    public String name() { return name; }
+    public String name() { return rare.name; }
     /** Packets that entered the link (including later drops). */
     public long packets() { return packets; }
     /** Data packets that entered the link (including later drops). */
@@ -126,9 +146,9 @@ public final class Link implements EventHandler {
     /** Bytes that entered the link, counted at their wire size. */
     public long bytes() { return bytes; }
     /** Packets lost (random loss or link down). */
-    public long dropped() { return dropped; }
+    public long dropped() { return rare.dropped; }
     /** Packets lost to random loss ({@link #setLoss}), a part of {@link #dropped}. */
-    public long lossDrops() { return lossDrops; }
+    public long lossDrops() { return rare.lossDrops; }
 
     /**
      * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
@@ -143,21 +163,20 @@ public final class Link implements EventHandler {
         }
         boolean lost = up && lossProbability > 0 && rng.nextDouble() < lossProbability;
         if (!up || lost) {
-            dropped++;
+            rare.dropped++;
             if (lost) {
-                lossDrops++;
+                rare.lossDrops++;
             }
             pool.release(p);
             return;
         }
-        if (count == ring.length >>> 1) {
+        if (count == arrivals.length) {
             growRing();
         }
-        long[] r = ring;
-        int tail = (head + count) & ((r.length >>> 1) - 1);
+        int tail = (head + count) & (arrivals.length - 1);
         long at = departPs + delayPs;
-        r[2 * tail] = at;
-        r[2 * tail + 1] = p.id;
+        arrivals[tail] = at;
+        inFlight[tail] = p;
         count++;
         if (!scheduled) {
             scheduled = true;
@@ -166,14 +185,16 @@ public final class Link implements EventHandler {
     }
 
     private void growRing() {
-        int n = ring.length >>> 1;
-        long[] r = new long[4 * n];
+        int n = arrivals.length;
+        long[] a = new long[2 * n];
+        Packet[] f = new Packet[2 * n];
         for (int i = 0; i < count; i++) {
             int j = (head + i) & (n - 1);
-            r[2 * i] = ring[2 * j];
-            r[2 * i + 1] = ring[2 * j + 1];
+            a[i] = arrivals[j];
+            f[i] = inFlight[j];
         }
-        ring = r;
+        arrivals = a;
+        inFlight = f;
         head = 0;
     }
 
@@ -181,15 +202,15 @@ public final class Link implements EventHandler {
     public void onEvent(long arg) {
         scheduled = false;
         long now = loop.nowPs();
-        while (count > 0 && ring[2 * head] <= now) {
-            Packet p = pool.get(ring[2 * head + 1]);
-            head = (head + 1) & ((ring.length >>> 1) - 1);
+        while (count > 0 && arrivals[head] <= now) {
+            Packet p = inFlight[head]; // the slot keeps its reference: pooled packets live for the whole run
+            head = (head + 1) & (arrivals.length - 1);
             count--;
             to.receive(p, toPort);
         }
         if (count > 0 && !scheduled) {
             scheduled = true;
-            loop.schedule(ring[2 * head], this, 0);
+            loop.schedule(arrivals[head], this, 0);
         }
     }
 }

@@ -39,6 +39,31 @@ public final class SwitchPort implements EventHandler {
     /** Datagram bytes a trimmed packet keeps: the transport's headers. */
     public static final int TRIM_BYTES = 64;
 
+    /**
+     * What the serial modes (PFC, ECN at dequeue, trimming) and the rare events (drops, pauses) keep: in an object
+     * of its own so that the fields every packet reads (queue, thresholds, link) fit in two cache lines of the port;
+     * a large fabric has thousands of ports, and reading a port is a cache miss per line.
+     */
+    private static final class Rare {
+        boolean pfc;
+        int[] prio = new int[0]; // trimmed packets' ids (trimming only), served first
+        int[] prioLengths = new int[0];
+        int prioHead;
+        int prioCount;
+        long prioBytes;
+        boolean txPrio; // the packet being serialized is the priority queue's head
+        long trimmed;
+        boolean busy;
+        boolean paused;
+        long pausedSincePs;
+        long dropped;
+        long droppedData;
+        long pfcPauses;
+        long pfcPausedPs;
+        Switch owner;
+    }
+
+    private final Rare rare = new Rare();
     private final EventLoop loop;
     private final PacketPool pool;
     private final Link link;
@@ -50,19 +75,10 @@ public final class SwitchPort implements EventHandler {
     private final double pmax;
     private int wireOverhead;
     private int controlWire;
-    private Switch owner;
 
-    private boolean pfc;
     private boolean ecnAtDequeue;
     private boolean trimming;
     private boolean serial; // packet by packet with an event per transmission: PFC, ECN at dequeue or trimming
-    private int[] prio = new int[0]; // trimmed packets' ids (trimming only), served first
-    private int[] prioLengths = new int[0];
-    private int prioHead;
-    private int prioCount;
-    private long prioBytes;
-    private boolean txPrio; // the packet being serialized is the priority queue's head
-    private long trimmed;
     /**
      * The queue, two words per packet in one array (one cache line holds four packets): [2j] the departure time
      * (without serial mode) or the packet id (serial mode), [2j + 1] its wire size (a transmission touches no
@@ -73,17 +89,10 @@ public final class SwitchPort implements EventHandler {
     private int head;
     private int count;
     private long queuedBytes;
-    private boolean busy;
-    private boolean paused;
-    private long pausedSincePs;
 
     private long enqueued;
-    private long dropped;
-    private long droppedData;
     private long marked;
     private long maxQueuedBytes;
-    private long pfcPauses;
-    private long pfcPausedPs;
 
     /**
      * A port sending on {@code link}, with {@code bufferBytes} of buffer and ECN thresholds (set kmin &lt; 0 or
@@ -126,8 +135,8 @@ public final class SwitchPort implements EventHandler {
         if (count > 0) {
             throw new IllegalStateException("PFC mode changes only on an empty port");
         }
-        this.pfc = on;
-        this.serial = pfc || ecnAtDequeue || trimming;
+        rare.pfc = on;
+        this.serial = rare.pfc || ecnAtDequeue || trimming;
     }
 
     /**
@@ -139,7 +148,7 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("the ECN marking point changes only on an empty port");
         }
         this.ecnAtDequeue = on;
-        this.serial = pfc || ecnAtDequeue || trimming;
+        this.serial = rare.pfc || ecnAtDequeue || trimming;
     }
 
     /** Trims data packets the buffer cannot take instead of dropping them (see the class comment). */
@@ -148,16 +157,16 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("trimming changes only on an empty port");
         }
         this.trimming = on;
-        this.serial = pfc || ecnAtDequeue || trimming;
-        if (on && prio.length == 0) {
-            prio = new int[INITIAL_RING];
-            prioLengths = new int[INITIAL_RING];
+        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        if (on && rare.prio.length == 0) {
+            rare.prio = new int[INITIAL_RING];
+            rare.prioLengths = new int[INITIAL_RING];
         }
     }
 
     /** The switch this port belongs to (PFC ingress accounting); null for a host NIC. */
     void setOwner(Switch sw) {
-        this.owner = sw;
+        rare.owner = sw;
     }
 
     /** The link the port transmits on. */
@@ -172,19 +181,19 @@ public final class SwitchPort implements EventHandler {
     /** Packets taken into the queue. */
     public long enqueued() { return enqueued; }
     /** Packets dropped because the buffer was full. */
-    public long dropped() { return dropped; }
+    public long dropped() { return rare.dropped; }
     /** Data packets dropped because the buffer was full. */
-    public long droppedData() { return droppedData; }
+    public long droppedData() { return rare.droppedData; }
     /** Packets marked CE. */
     public long ecnMarked() { return marked; }
     /** Data packets trimmed to their headers instead of dropped. */
-    public long trimmed() { return trimmed; }
+    public long trimmed() { return rare.trimmed; }
     /** PFC: times this port was paused by the downstream receiver (XOFF received); 0 without PFC. */
-    public long pfcPauses() { return pfcPauses; }
+    public long pfcPauses() { return rare.pfcPauses; }
     /** PFC: total virtual time this port spent paused; 0 without PFC. */
-    public long pfcPausedPs() { return paused ? pfcPausedPs + loop.nowPs() - pausedSincePs : pfcPausedPs; }
+    public long pfcPausedPs() { return rare.paused ? rare.pfcPausedPs + loop.nowPs() - rare.pausedSincePs : rare.pfcPausedPs; }
     /** PFC: true while paused. */
-    public boolean isPaused() { return paused; }
+    public boolean isPaused() { return rare.paused; }
     /** Packets waiting (including the one being serialized). */
     public int queuedPackets() {
         settle();
@@ -224,9 +233,9 @@ public final class SwitchPort implements EventHandler {
             if (trimming && p.data && !p.trimmed && trim(p)) {
                 return;
             }
-            dropped++;
+            rare.dropped++;
             if (p.data) {
-                droppedData++;
+                rare.droppedData++;
             }
             pool.release(p);
             return;
@@ -255,10 +264,10 @@ public final class SwitchPort implements EventHandler {
             return;
         }
         s[2 * tail] = p.id;
-        if (owner != null) {
-            owner.buffered(p.inPort, wire);
+        if (rare.owner != null) {
+            rare.owner.buffered(p.inPort, wire);
         }
-        if (!busy && !paused) {
+        if (!rare.busy && !rare.paused) {
             startNext();
         }
     }
@@ -268,33 +277,33 @@ public final class SwitchPort implements EventHandler {
         int length = p.length;
         p.length = Math.min(length, TRIM_BYTES);
         int wire = wireLength(p);
-        if (prioBytes + wire > bufferBytes / 8) {
+        if (rare.prioBytes + wire > bufferBytes / 8) {
             p.length = length;
             return false;
         }
         p.trimmed = true;
-        trimmed++;
-        if (prioCount == prio.length) {
-            int n = prio.length;
+        rare.trimmed++;
+        if (rare.prioCount == rare.prio.length) {
+            int n = rare.prio.length;
             int[] r = new int[n * 2];
             int[] l = new int[n * 2];
-            for (int i = 0; i < prioCount; i++) {
-                r[i] = prio[(prioHead + i) & (n - 1)];
-                l[i] = prioLengths[(prioHead + i) & (n - 1)];
+            for (int i = 0; i < rare.prioCount; i++) {
+                r[i] = rare.prio[(rare.prioHead + i) & (n - 1)];
+                l[i] = rare.prioLengths[(rare.prioHead + i) & (n - 1)];
             }
-            prio = r;
-            prioLengths = l;
-            prioHead = 0;
+            rare.prio = r;
+            rare.prioLengths = l;
+            rare.prioHead = 0;
         }
-        int tail = (prioHead + prioCount) & (prio.length - 1);
-        prio[tail] = p.id;
-        prioLengths[tail] = wire;
-        prioCount++;
-        prioBytes += wire;
-        if (owner != null) {
-            owner.buffered(p.inPort, wire);
+        int tail = (rare.prioHead + rare.prioCount) & (rare.prio.length - 1);
+        rare.prio[tail] = p.id;
+        rare.prioLengths[tail] = wire;
+        rare.prioCount++;
+        rare.prioBytes += wire;
+        if (rare.owner != null) {
+            rare.owner.buffered(p.inPort, wire);
         }
-        if (!busy && !paused) {
+        if (!rare.busy && !rare.paused) {
             startNext();
         }
         return true;
@@ -323,9 +332,9 @@ public final class SwitchPort implements EventHandler {
     }
 
     private void startNext() {
-        busy = true;
-        txPrio = prioCount > 0;
-        int wire = txPrio ? prioLengths[prioHead] : (int) slots[2 * head + 1];
+        rare.busy = true;
+        rare.txPrio = rare.prioCount > 0;
+        int wire = rare.txPrio ? rare.prioLengths[rare.prioHead] : (int) slots[2 * head + 1];
         loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
     }
 
@@ -337,12 +346,12 @@ public final class SwitchPort implements EventHandler {
         }
         Packet p;
         int wire;
-        if (txPrio) {
-            p = pool.get(prio[prioHead]);
-            wire = prioLengths[prioHead];
-            prioBytes -= wire;
-            prioHead = (prioHead + 1) & (prio.length - 1);
-            prioCount--;
+        if (rare.txPrio) {
+            p = pool.get(rare.prio[rare.prioHead]);
+            wire = rare.prioLengths[rare.prioHead];
+            rare.prioBytes -= wire;
+            rare.prioHead = (rare.prioHead + 1) & (rare.prio.length - 1);
+            rare.prioCount--;
         } else {
             p = pool.get(slots[2 * head]);
             wire = (int) slots[2 * head + 1];
@@ -350,34 +359,34 @@ public final class SwitchPort implements EventHandler {
             head = (head + 1) & ((slots.length >>> 1) - 1);
             count--;
         }
-        busy = false;
-        if (owner != null) {
-            owner.released(p.inPort, wire);
+        rare.busy = false;
+        if (rare.owner != null) {
+            rare.owner.released(p.inPort, wire);
         }
         if (ecnAtDequeue) {
             mark(p, queuedBytes);
         }
         link.send(p, wire, loop.nowPs());
-        if ((count > 0 || prioCount > 0) && !paused) {
+        if ((count > 0 || rare.prioCount > 0) && !rare.paused) {
             startNext();
         }
     }
 
     private void pfcSignal(boolean pause) {
-        if (!pfc) {
+        if (!rare.pfc) {
             throw new IllegalStateException("PFC signal to a port without PFC mode: " + link.name());
         }
-        if (pause == paused) {
+        if (pause == rare.paused) {
             return;
         }
-        paused = pause;
+        rare.paused = pause;
         if (pause) {
-            pfcPauses++;
-            pausedSincePs = loop.nowPs();
+            rare.pfcPauses++;
+            rare.pausedSincePs = loop.nowPs();
             return; // a transmission in progress ends normally; the next one waits
         }
-        pfcPausedPs += loop.nowPs() - pausedSincePs;
-        if (!busy && (count > 0 || prioCount > 0)) {
+        rare.pfcPausedPs += loop.nowPs() - rare.pausedSincePs;
+        if (!rare.busy && (count > 0 || rare.prioCount > 0)) {
             startNext();
         }
     }

@@ -69,6 +69,64 @@ class EventLoopTest {
         assertTrue(loop.peakPending() >= 3000);
     }
 
+    /**
+     * The calendar's paths together: delays of 0, inside one bucket, across the wheel and far beyond it (the heap),
+     * runs that stop at a limit (time may then lie before the wheel's current bucket) with events scheduled from
+     * outside between them, and equal times from different paths. Order and arguments match a reference queue.
+     */
+    @Test
+    void calendarMatchesAReferenceQueueAcrossBucketsWindowAndHeap() {
+        EventLoop loop = new EventLoop();
+        SplittableRandom r = new SplittableRandom(5);
+        java.util.PriorityQueue<long[]> expected = new java.util.PriorityQueue<>(
+                (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        List<long[]> seen = new ArrayList<>();
+        long[] seq = {0};
+        EventHandler[] handler = new EventHandler[1];
+        java.util.function.LongUnaryOperator delay = now -> switch (r.nextInt(6)) {
+            case 0 -> 0;
+            case 1 -> r.nextInt(4096);
+            case 2 -> r.nextLong(17_000_000); // across the 16.8 us window
+            case 3 -> 16_773_120 + r.nextInt(8192); // around the window's end
+            case 4 -> r.nextLong(2_000_000_000L); // far: the heap
+            default -> (1 + r.nextInt(8)) * 4096L - now % 4096; // bucket boundaries, equal times
+        };
+        handler[0] = arg -> {
+            seen.add(new long[] {loop.nowPs(), arg});
+            int k = r.nextInt(3);
+            for (int i = 0; i < k && seq[0] < 60_000; i++) {
+                long at = loop.nowPs() + delay.applyAsLong(loop.nowPs());
+                long id = seq[0]++;
+                expected.add(new long[] {at, id});
+                loop.schedule(at, handler[0], id);
+            }
+        };
+        for (int i = 0; i < 500; i++) {
+            long at = delay.applyAsLong(0);
+            long id = seq[0]++;
+            expected.add(new long[] {at, id});
+            loop.schedule(at, handler[0], id);
+        }
+        long limit = 0;
+        while (loop.pending() > 0) {
+            limit += r.nextLong(3_000_000_000L);
+            loop.run(limit);
+            for (int i = 0; i < 3 && seq[0] < 60_000; i++) { // from outside, at the limit the run stopped at
+                long at = loop.nowPs() + delay.applyAsLong(loop.nowPs());
+                long id = seq[0]++;
+                expected.add(new long[] {at, id});
+                loop.schedule(at, handler[0], id);
+            }
+        }
+        assertEquals(expected.size(), seen.size());
+        for (long[] s : seen) {
+            long[] e = expected.poll();
+            assertEquals(e[0], s[0], "time");
+            assertEquals(e[1], s[1], "argument of the event at " + s[0] + " ps");
+        }
+        assertTrue(seen.size() > 10_000);
+    }
+
     @Test
     void runStopsAtLimitAndOnRequest() {
         EventLoop loop = new EventLoop();
