@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Engine datapath benchmark: builds the JMH uber jar, runs EngineBench (engine pair + copy baseline) with the
-# GC profiler, saves the JMH JSON to bench/results/engine.json and prints a summary against the targets.
+# Engine datapath benchmark: builds the JMH uber jar, runs EngineBench (engine pair, copy baseline, data floor, one
+# CRC32C) with the GC profiler, saves the JMH JSON to bench/results/engine.json and prints a summary against the targets.
 #
 # Usage: bench/engine.sh [extra JMH args]     e.g. bench/engine.sh -wi 1 -i 2 -r 1s
 # Extra arguments are passed to JMH; one of -wi -w -i -r -f replaces the default below. -rf/-rff are fixed
@@ -36,7 +36,8 @@ echo
 echo "== summary ($json)"
 echo "One op = one data packet (engine) or one payload copy (baseline). transmit=copy: the engine copies each payload"
 echo "twice (region -> datagram -> region); transmit=gather: once, and the loop's assembly copy stands in for the"
-echo "kernel's. Either way each datagram is CRC32C'd twice (seal, check)."
+echo "kernel's. Either way each datagram is CRC32C'd twice (seal, check). dataFloor: those two copies and two CRCs"
+echo "alone, no protocol (the best any engine pair can do); crcBaseline: one CRC32C of a data datagram."
 echo
 
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import json' >/dev/null 2>&1; then
@@ -54,6 +55,7 @@ def metric(run, name):
 
 rows = {}
 base = {}
+parts = {}
 for r in runs:
     method = r["benchmark"].rsplit(".", 1)[1]
     params = r.get("params", {})
@@ -62,6 +64,8 @@ for r in runs:
     alloc = metric(r, "gc.alloc.rate.norm")
     if method == "copyBaseline":
         base.setdefault(payload, (score, alloc))
+    elif method in ("dataFloor", "crcBaseline"):
+        parts.setdefault((method, payload), score)
     else:
         rows[(payload, params.get("packetsPerMessage", "?"), params.get("transmit", "?"),
               params.get("ackBundle", "?"))] = (score, alloc)
@@ -93,6 +97,20 @@ for key in sorted(rows):
         targets.append(f"~0 B/pkt {'PASS' if alloc < 1.0 else 'MISS'}")
     print(f"{payload:>7} {ppm:>8} {transmit:>8} {bundle:>6} {fmt(eops, '{:,.0f}'):>14} {fmt(egb, '{:.2f}'):>11} "
           f"{fmt(bgb, '{:.2f}'):>10} {fmt(ratio, '{:.3f}'):>6} {fmt(alloc, '{:.1f}'):>8}  {', '.join(targets)}")
+ns = lambda ops: 1e9 / ops if ops else None
+for payload in sorted(base):
+    floor = parts.get(("dataFloor", payload))
+    crc = parts.get(("crcBaseline", payload))
+    if floor is None or crc is None:
+        continue
+    copy_ns, crc_ns, floor_ns = ns(base[payload][0]), ns(crc), ns(floor)
+    print(f"\n{payload} B per packet: one copy {copy_ns:.1f} ns, one CRC32C of the datagram {crc_ns:.1f} ns; "
+          f"data floor (2 CRCs + 2 copies, no protocol) {floor_ns:.1f} ns = {copy_ns / floor_ns:.3f}x the baseline "
+          f"at best")
+    for key in sorted(k for k in rows if k[0] == payload and rows[k]):
+        eng_ns = ns(rows[key][0])
+        print(f"  engine transmit={key[2]}: {eng_ns:.1f} ns per packet = floor {floor_ns:.1f} + protocol "
+              f"{eng_ns - floor_ns:.1f} ns ({(eng_ns - floor_ns) / eng_ns * 100:.0f}% of the packet's time)")
 for payload, (score, alloc) in sorted(base.items()):
     if alloc is not None and alloc >= 1.0:
         print(f"note: the {payload} B baseline itself allocated {alloc:.1f} B/op")
@@ -103,7 +121,8 @@ else
     function flush() {
       if (bench == "") return
       key = payload
-      if (bench ~ /\.engine"?,?$/) { eng[key] = score; alloc[key] = norm } else { base[key] = score }
+      if (bench ~ /\.engine"?,?$/) { eng[key] = score; alloc[key] = norm }
+      else if (bench ~ /\.copyBaseline"?,?$/) { base[key] = score }
       keys[key] = 1
     }
     /"benchmark" :/ { flush(); bench = $3; score = ""; norm = ""; section = "" }

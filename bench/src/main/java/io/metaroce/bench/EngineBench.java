@@ -14,7 +14,10 @@ import io.metaroce.core.Transmit;
 import io.metaroce.core.WcStatus;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.auth.AuthKeys;
+import io.metaroce.core.wire.BaseHeader;
+import io.metaroce.core.wire.DataHeader;
 import io.metaroce.core.wire.Opcode;
+import io.metaroce.core.wire.Packet;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -31,6 +34,7 @@ import org.openjdk.jmh.annotations.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -58,6 +62,12 @@ import java.util.concurrent.TimeUnit;
  * The engine copies every payload twice (source region into the datagram, datagram into the sink region) and
  * also computes a CRC32C over each datagram twice (seal and check), so 0.5x the baseline's bytes/s is what a
  * perfect engine could approach.
+ *
+ * <p>{@link #dataFloor()} is the data work a pair of engines cannot avoid per packet, with no protocol around it:
+ * the sender's CRC32C over headers and payload, the wire copy (the kernel's), the receiver's CRC32C check and the
+ * placement copy into the sink region: two copies and two CRCs, whichever transmit mode. {@link #crcBaseline()} is
+ * one CRC32C over a data datagram. Together with {@link #copyBaseline()} they say which part of a packet's time
+ * is the bytes' and which the protocol's (bench/README.md).
  *
  * <p>At the end of each trial the engines are checked: no internal error, no drop, no retransmission, and the
  * sink region equal to the source region.
@@ -129,6 +139,11 @@ public class EngineBench {
     private MemorySegment baBuf;
     private MemorySegment rxBuf;
     private final Transmit tx = new Transmit();
+    /** The floor's CRC state (each engine has its own {@link Packet}). */
+    private final Packet floorPacket = new Packet();
+    private MemorySegment floorRx;
+    private long floorOffset;
+    private long floorChecked;
     private final WorkCompletion wc = new WorkCompletion();
 
     private int messageBytes;
@@ -199,6 +214,7 @@ public class EngineBench {
             default -> throw new IllegalArgumentException("transmit must be copy or gather");
         });
         rxBuf = transmit.equals("gather") ? ioArena.allocate(bufBytes, 64) : abBuf;
+        floorRx = ioArena.allocate(bufBytes, 64);
         qa.connect(2, qb.qpn(), 1000, 5000);
         qb.connect(1, qa.qpn(), 5000, 1000);
         nowNs = 1_000_000;
@@ -289,6 +305,54 @@ public class EngineBench {
         return off;
     }
 
+    /**
+     * The unavoidable data work of the pair, {@value #BATCH} packets: per packet the sender's CRC32C over 64 header
+     * bytes and the payload left in the source region ({@link Packet#sealGathered}), the wire copy of headers,
+     * payload and CRC into the receive buffer, the receiver's CRC32C of the received datagram (compared with its
+     * trailer, as {@link Packet#check} does) and the placement copy of the payload into the sink region.
+     */
+    @Benchmark
+    public long dataFloor() {
+        MemorySegment from = src.segment();
+        MemorySegment to = dst.segment();
+        int headers = BaseHeader.LENGTH + DataHeader.LENGTH;
+        long off = floorOffset;
+        long limit = slots * messageBytes;
+        for (int i = 0; i < BATCH; i++) {
+            abBuf.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, off); // headers that differ per packet
+            int n = floorPacket.sealGathered(abBuf, headers, from, off, payload);
+            MemorySegment.copy(abBuf, 0, floorRx, 0, headers);
+            MemorySegment.copy(from, off, floorRx, headers, payload);
+            MemorySegment.copy(abBuf, headers, floorRx, headers + payload, Packet.CRC_LENGTH);
+            int carried = floorRx.get(CRC_LAYOUT, n - Packet.CRC_LENGTH);
+            if (carried != floorPacket.crc32c(floorRx, n - Packet.CRC_LENGTH)) {
+                throw new IllegalStateException("floor: CRC mismatch at offset " + off);
+            }
+            MemorySegment.copy(floorRx, headers, to, off, payload);
+            off += payload;
+            if (off == limit) {
+                off = 0;
+            }
+        }
+        floorOffset = off;
+        floorChecked += BATCH;
+        return off;
+    }
+
+    /** {@value #BATCH} CRC32Cs, each over a whole data datagram of this payload (headers included, trailer not). */
+    @Benchmark
+    public int crcBaseline() {
+        int n = BaseHeader.LENGTH + DataHeader.LENGTH + payload;
+        int acc = 0;
+        for (int i = 0; i < BATCH; i++) {
+            abBuf.set(ValueLayout.JAVA_INT_UNALIGNED, 0, acc); // a different datagram each time
+            acc += floorPacket.crc32c(abBuf, n);
+        }
+        return acc;
+    }
+
+    private static final ValueLayout.OfInt CRC_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     private void topUp() {
         while (qa.outstandingSends() < DEPTH) {
             long wrId = nextWrId;
@@ -319,6 +383,12 @@ public class EngineBench {
         try {
             if (dataPackets > 0) {
                 check();
+            }
+            if (floorChecked > 0) {
+                long written = Math.min(slots * messageBytes, floorChecked * payload);
+                if (src.segment().asSlice(0, written).mismatch(dst.segment().asSlice(0, written)) != -1) {
+                    throw new IllegalStateException("floor: sink region differs from source");
+                }
             }
         } finally {
             ioArena.close();

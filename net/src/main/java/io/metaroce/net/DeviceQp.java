@@ -46,6 +46,14 @@ public final class DeviceQp {
         return qpn;
     }
 
+    /**
+     * Work requests posted to this QP and not yet taken by the device's agent (still in the QP's ring): a count
+     * that stays above 0 while the agent is idle means a post was never announced.
+     */
+    public int postedNotTaken() {
+        return ring.pending();
+    }
+
     /** The QP's state as last published by the agent. */
     public QpState state() {
         return state;

@@ -60,8 +60,17 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 datapath, Map.of());
     }
 
-    /** One QP. */
-    public record QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters) {
+    /**
+     * One QP; {@code postedNotTaken} counts the work requests the application posted that the device's agent has
+     * not yet taken from the QP's ring into the engine (0 where there is no ring, or in a file written before the
+     * count existed).
+     */
+    public record QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters,
+                          long postedNotTaken) {
+        /** A QP without the posted-not-taken count (a tool with no ring, or a file written before it existed). */
+        public QpStats(int qpn, String state, int remoteQpn, List<PathStats> paths, Map<Counter, Long> counters) {
+            this(qpn, state, remoteQpn, paths, counters, 0);
+        }
     }
 
     /**
@@ -84,7 +93,8 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                         p.inflightBytes(), p.txPackets(), p.txBytes(), p.retransmits(), p.timeouts(),
                         p.ecnEchoes(), p.sackGaps(), p.failures()));
             }
-            list.add(new QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot()));
+            list.add(new QpStats(q.qpn(), q.state().name(), q.remoteQpn(), ps, q.counters().snapshot(),
+                    dq.postedNotTaken()));
         }
         SendStats ss = s.sendStats();
         Datapath dp = new Datapath(a.rxBuffers, a.rxTruncated, ss.sendCalls, ss.messages, ss.datagrams,
@@ -118,7 +128,8 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
             });
         }
         for (QpStats q : qps) {
-            b.append(String.format(Locale.ROOT, "QP %d -> %d %s%n", q.qpn(), q.remoteQpn(), q.state()));
+            b.append(String.format(Locale.ROOT, "QP %d -> %d %s, %d posted not yet taken%n", q.qpn(), q.remoteQpn(),
+                    q.state(), q.postedNotTaken()));
             b.append(String.format(Locale.ROOT, "  %4s %5s %-8s %9s %10s %10s %10s %12s %8s %8s %8s %8s%n", "path",
                     "plane", "state", "srtt_us", "cwnd", "inflight", "tx_pkts", "tx_bytes", "retx", "rto", "ecn",
                     "gaps"));

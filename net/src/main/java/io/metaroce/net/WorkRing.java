@@ -83,6 +83,17 @@ final class WorkRing {
     }
 
     /**
+     * Work requests published by the poster and not yet taken by the agent's {@link #drain} (any thread may ask;
+     * the two ends are read one after the other, so under concurrent posts the figure is a moment's, never
+     * negative and at most the ring's capacity).
+     */
+    int pending() {
+        long h = (long) HEAD.getVolatile(this);
+        long t = (long) TAIL.getVolatile(this);
+        return (int) Math.max(0, Math.min(mask + 1, t - h));
+    }
+
+    /**
      * Producer: fills and publishes a slot (a volatile store of the tail, see the class comment); false when the
      * ring is full.
      */

@@ -143,6 +143,7 @@ class LoopbackTest {
             assertEquals(-1L, bInitial.asSlice(off, 500_000).mismatch(p.ma.segment().asSlice(3L * mib, 500_000)));
             DeviceStats s = p.a.stats();
             assertTrue(s.txDatagrams() > 250, s.format());
+            assertEquals(0, s.qps().get(0).postedNotTaken(), "every post was taken by the agent: " + s.format());
             assertEquals(0, p.a.stats().counters().getOrDefault(Counter.DROP_BAD_CRC, 0L));
             assertEquals(null, p.a.failure());
             assertEquals(null, p.b.failure());

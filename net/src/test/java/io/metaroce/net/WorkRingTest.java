@@ -40,6 +40,7 @@ class WorkRingTest {
                 assertTrue(ring.offer(op, i, mr, 0, 64, mr.address(), mr.rkey(), 0, QueuePair.SIGNALED), "slot " + i);
             }
             assertFalse(ring.offer(WorkRing.SEND, 99, mr, 0, 64, 0, 0, 0, 0), "full");
+            assertEquals(16, ring.pending(), "posted, not yet taken");
             List<Long> refused = new ArrayList<>();
             assertEquals(16, ring.drain(qp, (op, wrId, rc) -> {
                 assertEquals(WorkRing.WRITE, op, "only the writes are refused before the QP is connected");
@@ -47,6 +48,7 @@ class WorkRingTest {
             }));
             assertEquals(List.of(0L, 2L, 4L, 6L, 8L, 10L, 12L, 14L), refused);
             assertEquals(8, qp.postedReceives());
+            assertEquals(0, ring.pending(), "all taken");
             assertEquals(0, ring.drain(qp, (op, wrId, rc) -> { }), "nothing twice");
             assertTrue(ring.offer(WorkRing.SEND, 100, mr, 0, 64, 0, 0, 0, 0), "room again");
         }

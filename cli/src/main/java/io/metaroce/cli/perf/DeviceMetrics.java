@@ -84,6 +84,9 @@ final class DeviceMetrics {
         f.add(new Family("metaroce_qps", false, "Queue pairs of the device", NONE, (d, e) -> e.emit(d.qps().size())));
         f.add(new Family("metaroce_qp_state", false, "1 for the state each QP is in", new String[] {"qpn", "state"},
                 (d, e) -> d.qps().forEach(q -> e.emit(1, Integer.toString(q.qpn()), q.state()))));
+        f.add(new Family("metaroce_qp_posted_not_taken", false,
+                "Work requests posted to the QP and not yet taken by the device's agent", new String[] {"qpn"},
+                (d, e) -> d.qps().forEach(q -> e.emit(q.postedNotTaken(), Integer.toString(q.qpn())))));
         path(f, "metaroce_path_tx_packets", true, "Packets sent on the path", DeviceStats.PathStats::txPackets);
         path(f, "metaroce_path_tx_bytes", true, "Datagram bytes sent on the path (resends included)",
                 DeviceStats.PathStats::txBytes);

@@ -65,7 +65,8 @@ final class StatsJson {
             DeviceStats.QpStats q = d.qps().get(k);
             b.append(k == 0 ? "\n" : ",\n");
             b.append("    {\"qpn\": ").append(q.qpn()).append(", \"state\": ").append(quote(q.state()))
-                    .append(", \"remote_qpn\": ").append(q.remoteQpn()).append(", \"counters\": ");
+                    .append(", \"remote_qpn\": ").append(q.remoteQpn())
+                    .append(", \"posted_not_taken\": ").append(q.postedNotTaken()).append(", \"counters\": ");
             counters(b, q.counters());
             b.append(", \"paths\": [");
             for (int j = 0; j < q.paths().size(); j++) {
@@ -123,7 +124,7 @@ final class StatsJson {
                         num(p, "failures")));
             }
             qps.add(new DeviceStats.QpStats((int) num(q, "qpn"), str(q, "state"), (int) num(q, "remote_qpn"), paths,
-                    counters(q)));
+                    counters(q), optionalNum(q, "posted_not_taken")));
         }
         DeviceStats d = new DeviceStats(str(m, "transport"), counters(m), num(m, "rx_datagrams"),
                 num(m, "tx_datagrams"), num(m, "tx_send_drops"), num(m, "injected_drops"), num(m, "cm_packets"),

@@ -131,7 +131,7 @@ class PerfPartsTest {
         qc.put(Counter.COMPLETIONS, 9L);
         DeviceStats.PathStats p0 = new DeviceStats.PathStats(0, 0, "ACTIVE", 12_500, 65536, 4096, 50, 204_800, 1, 0, 2, 0, 0);
         DeviceStats.PathStats p1 = new DeviceStats.PathStats(1, 1, "FAILED", 0, 4096, 0, 50, 204_800, 2, 2, 0, 1, 1);
-        DeviceStats.QpStats q = new DeviceStats.QpStats(0x1234, "RTS", 0x4321, List.of(p0, p1), qc);
+        DeviceStats.QpStats q = new DeviceStats.QpStats(0x1234, "RTS", 0x4321, List.of(p0, p1), qc, 3);
         Map<String, Long> cm = new java.util.LinkedHashMap<>();
         cm.put("CM_RX_PACKETS", 4L);
         cm.put("CM_DROP_BAD_CRC", 1L);
@@ -147,6 +147,12 @@ class PerfPartsTest {
         StatsJson.Snapshot back = StatsJson.read(json);
         assertEquals(d, back.stats());
         assertEquals(1_700_000_000_000L, back.writtenAtMs());
+        assertEquals(3, back.stats().qps().get(0).postedNotTaken());
+        assertTrue(json.contains("\"posted_not_taken\": 3"), json);
+        assertTrue(d.format().contains("QP 4660 -> 17185 RTS, 3 posted not yet taken"), d.format());
+        // a file written before the count existed reads as 0
+        assertEquals(0, StatsJson.read(json.replace("\"posted_not_taken\": 3, ", "")).stats().qps().get(0)
+                .postedNotTaken());
         assertEquals(d.format(), back.stats().format());
         assertTrue(d.format().contains("connection manager (CTR-7):\n  CM_RX_PACKETS            4\n  CM_DROP_BAD_CRC          1\n"
                 + "  CM_ESTABLISHED           1\n"), d.format()); // zero CM counters are left out
