@@ -13,6 +13,7 @@ final class EnginePair {
     final Engine b;
     final CompletionQueue cqa;
     final QueuePair qa;
+    final QueuePair qb;
     final MemoryRegion src;
     final MemoryRegion dst;
 
@@ -24,7 +25,7 @@ final class EnginePair {
         cqa = a.createCq(16);
         CompletionQueue cqb = b.createCq(16);
         qa = a.createQp(pa, cqa, cqa);
-        QueuePair qb = b.createQp(pb, cqb, cqb);
+        qb = b.createQp(pb, cqb, cqb);
         src = a.registerMemory(pa, source, Access.ALL);
         dst = b.registerMemory(pb, sink, Access.ALL);
         qa.connect(2, qb.qpn(), 1000, 5000);
