@@ -31,7 +31,11 @@ final class EventHeap {
             args = java.util.Arrays.copyOf(args, n);
             handlers = java.util.Arrays.copyOf(handlers, n);
         }
-        int i = size++;
+        siftUp(size++, timePs, seq, arg, handler);
+    }
+
+    /** Places the entry (timePs, seq, arg, handler) at the hole {@code i} or above it, moving parents down. */
+    private void siftUp(int i, long timePs, long seq, long arg, EventHandler handler) {
         while (i > 0) {
             int parent = (i - 1) >>> 2;
             long pt = times[parent];
@@ -84,24 +88,8 @@ final class EventHeap {
             hs[i] = hs[best];
             i = best;
         }
-        long t = ts[last];
-        long s = ss[last];
-        while (i > 0) {
-            int parent = (i - 1) >>> 2;
-            long pt = ts[parent];
-            if (pt < t || (pt == t && ss[parent] < s)) {
-                break;
-            }
-            ts[i] = pt;
-            ss[i] = ss[parent];
-            as[i] = as[parent];
-            hs[i] = hs[parent];
-            i = parent;
-        }
-        ts[i] = t;
-        ss[i] = s;
-        as[i] = as[last];
-        hs[i] = hs[last];
+        EventHandler h = hs[last];
         hs[last] = null;
+        siftUp(i, ts[last], ss[last], as[last], h);
     }
 }
