@@ -28,7 +28,8 @@ import java.util.SplittableRandom;
  * ({@code drops_buffer} + {@code drops_link}), {@code ecn_marks}, {@code trimmed} (with {@code fabric.trimming}),
  * {@code pfc_pauses}, {@code pfc_paused_us},
  * {@code retransmits}, {@code timeouts}, {@code path_failovers}, {@code flows}, {@code flows_completed},
- * {@code error_completions}, {@code data_correct} (with {@code verify}), {@code max_queue_bytes},
+ * {@code error_completions}, {@code data_correct} (with {@code verify}), {@code max_queue_bytes} (switch ports),
+ * {@code max_nic_queue_bytes} (the hosts' NIC ports),
  * {@code jain_fairness} (Jain's index over every flow's mean goodput from its start to its completion, or to the
  * end of the run for flows still active), {@code base_rtt_us} (unloaded round trip over the longest leaf-spine
  * path with one full-size packet per hop, the unit of the {@code _rtts} metrics), for incast

@@ -99,6 +99,7 @@ final class RunMetrics {
         long pauses = 0;
         long pausedPs = 0;
         long maxQueue = 0;
+        long maxNicQueue = 0;
         for (SwitchPort sp : fabric.switchPorts()) {
             pauses += sp.pfcPauses();
             pausedPs += sp.pfcPausedPs();
@@ -108,6 +109,7 @@ final class RunMetrics {
             for (SwitchPort nic : fabric.nics(h)) {
                 pauses += nic.pfcPauses();
                 pausedPs += nic.pfcPausedPs();
+                maxNicQueue = Math.max(maxNicQueue, nic.maxQueuedBytes());
             }
         }
         m.put("pfc_pauses", pauses);
@@ -123,6 +125,7 @@ final class RunMetrics {
             m.put("data_correct", mt.verifyFailures() == 0 && mt.verifiedMessages() > 0);
         }
         m.put("max_queue_bytes", maxQueue);
+        m.put("max_nic_queue_bytes", maxNicQueue);
         m.put("jain_fairness", Experiment.jain(rates));
         int datagram = Experiment.packetCapacity(spec) - 64;
         long rttPs = Experiment.baseRttPs(spec.fabric, Math.max(datagram, 64));
