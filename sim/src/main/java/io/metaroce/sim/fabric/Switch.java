@@ -210,11 +210,19 @@ public final class Switch implements PacketSink {
 
     @Override
     public void receive(Packet p, int inPort) {
+        forward(p, inPort, Packet.route(p), Packet.info(p));
+    }
+
+    /**
+     * Routes {@code p}, arriving on {@code inPort}, to its output port from its route and info words
+     * ({@link Packet#route}, carried in the link's ring): the packet object itself is not read.
+     */
+    void forward(Packet p, int inPort, long route, long info) {
         received++;
-        if (p.data) {
+        if (Packet.infoData(info)) {
             dataReceived++;
         }
-        int dst = p.dst;
+        int dst = Packet.routeDst(route);
         int out = downPort(dst);
         if (out == -1) {
             int[] g = group;
@@ -223,16 +231,15 @@ public final class Switch implements PacketSink {
                 g = bg == null ? g : bg; // some uplinks cannot reach this destination (a failure further on)
             }
             out = g.length == 0 ? -2
-                    : g[adaptive ? leastQueued(g) : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId, UDP_DST_PORT,
-                            g.length)];
+                    : g[adaptive ? leastQueued(g) : ecmpIndex(Packet.routeSrc(route), dst,
+                            BASE_SRC_PORT + Packet.infoPath(info), UDP_DST_PORT, g.length)];
         }
         if (out < 0) {
             unroutable++;
             pool.release(p);
             return;
         }
-        p.inPort = inPort;
-        ports[out].enqueue(p);
+        ports[out].enqueue(p, inPort, route, info);
     }
 
     /** Whether output port {@code port} is withdrawn (its failure detected). */
