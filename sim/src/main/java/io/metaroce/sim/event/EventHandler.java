@@ -5,4 +5,14 @@ package io.metaroce.sim.event;
 public interface EventHandler {
     /** Handles one event at the loop's current virtual time; {@code arg} as scheduled. */
     void onEvent(long arg);
+
+    /**
+     * Reads, changing nothing, what the next {@link #onEvent} reads first (a link: the head of its ring), and
+     * returns any value computed from it. The loop calls it on the handler of the event after the one it is about
+     * to dispatch, so that the cache misses of those first reads overlap the current event's work instead of
+     * starting the next one. The default reads nothing.
+     */
+    default long warm() {
+        return 0;
+    }
 }

@@ -55,6 +55,9 @@ public final class EventLoop {
     private long currentSeq = -1;
     private long eventsProcessed;
     private boolean stopRequested;
+    /** What {@link #run} read ahead from the next events' handlers (see there): kept so the reads are not elided. */
+    private Class<?> touched;
+    private long warmth;
 
     /** An empty loop at time 0. */
     public EventLoop() {
@@ -262,6 +265,15 @@ public final class EventLoop {
             size--;
             nowPs = t;
             eventsProcessed++;
+            if (currentPos < currentLen) {
+                // the next events' handlers (links and hosts, thousands of them) are cache misses when first read:
+                // read the one after next's header, and what the next one reads first (its header was read one
+                // event ago), so that those misses overlap this event's work instead of starting the next ones
+                warmth += handlers[current[currentPos]].warm();
+                if (currentPos + 1 < currentLen) {
+                    touched = handlers[current[currentPos + 1]].getClass();
+                }
+            }
             h.onEvent(arg);
             if (stopRequested) {
                 stopRequested = false;

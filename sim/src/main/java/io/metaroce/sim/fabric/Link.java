@@ -213,6 +213,13 @@ public final class Link implements EventHandler {
         head = 0;
     }
 
+    /** The head of the ring: arrival time and packet slot, what {@link #onEvent} reads first. */
+    @Override
+    public long warm() {
+        int h = head;
+        return ring[RING_STRIDE * h] + (inFlight[h] == null ? 1 : 0);
+    }
+
     @Override
     public void onEvent(long arg) {
         scheduled = false;
