@@ -15,4 +15,13 @@ public interface EventHandler {
     default long warm() {
         return 0;
     }
+
+    /**
+     * As {@link #warm}, one step further: reads what the state {@code warm} read leads to (a link: the output
+     * port the far switch will queue its head packet on). The loop calls it one event after {@code warm}, on the
+     * handler of the event it is about to dispatch next. The default reads nothing.
+     */
+    default long warmFurther() {
+        return 0;
+    }
 }

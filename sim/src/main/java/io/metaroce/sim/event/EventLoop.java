@@ -266,12 +266,16 @@ public final class EventLoop {
             nowPs = t;
             eventsProcessed++;
             if (currentPos < currentLen) {
-                // the next events' handlers (links and hosts, thousands of them) are cache misses when first read:
-                // read the one after next's header, and what the next one reads first (its header was read one
-                // event ago), so that those misses overlap this event's work instead of starting the next ones
-                warmth += handlers[current[currentPos]].warm();
+                // the next events' handlers (links and hosts, thousands of them) are cache misses when first read,
+                // and so is what they lead to: read ahead in three steps, each from what the step before read
+                // one event ago (the third event's header, the second's first reads, where the next one's lead),
+                // so that those misses overlap this event's work instead of starting the next ones
+                warmth += handlers[current[currentPos]].warmFurther();
                 if (currentPos + 1 < currentLen) {
-                    touched = handlers[current[currentPos + 1]].getClass();
+                    warmth += handlers[current[currentPos + 1]].warm();
+                    if (currentPos + 2 < currentLen) {
+                        touched = handlers[current[currentPos + 2]].getClass();
+                    }
                 }
             }
             h.onEvent(arg);

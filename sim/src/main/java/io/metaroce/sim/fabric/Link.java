@@ -220,6 +220,16 @@ public final class Link implements EventHandler {
         return ring[RING_STRIDE * h] + (inFlight[h] == null ? 1 : 0);
     }
 
+    /** The output port the far switch will queue the ring's head packet on (see {@link Switch#warm}). */
+    @Override
+    public long warmFurther() {
+        if (count == 0 || toSwitch == null) {
+            return 0;
+        }
+        int h = head;
+        return toSwitch.warm(ring[RING_STRIDE * h + 1], ring[RING_STRIDE * h + 2]);
+    }
+
     @Override
     public void onEvent(long arg) {
         scheduled = false;

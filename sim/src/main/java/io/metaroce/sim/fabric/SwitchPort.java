@@ -360,6 +360,12 @@ public final class SwitchPort implements EventHandler {
         loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
     }
 
+    /** The queue's state an enqueue reads first: the last departure and the slots' header. */
+    @Override
+    public long warm() {
+        return lastDepartPs + slots.length;
+    }
+
     @Override
     public void onEvent(long arg) {
         if (arg != TX_DONE) {
