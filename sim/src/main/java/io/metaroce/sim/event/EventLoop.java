@@ -55,6 +55,9 @@ public final class EventLoop {
     private long currentSeq = -1;
     private long eventsProcessed;
     private boolean stopRequested;
+    /** What {@link #run} read ahead from the next events' handlers (see there): kept so the reads are not elided. */
+    private Class<?> touched;
+    private long warmth;
 
     /** An empty loop at time 0. */
     public EventLoop() {
@@ -262,6 +265,19 @@ public final class EventLoop {
             size--;
             nowPs = t;
             eventsProcessed++;
+            if (currentPos < currentLen) {
+                // the next events' handlers (links and hosts, thousands of them) are cache misses when first read,
+                // and so is what they lead to: read ahead in three steps, each from what the step before read
+                // one event ago (the third event's header, the second's first reads, where the next one's lead),
+                // so that those misses overlap this event's work instead of starting the next ones
+                warmth += handlers[current[currentPos]].warmFurther();
+                if (currentPos + 1 < currentLen) {
+                    warmth += handlers[current[currentPos + 1]].warm();
+                    if (currentPos + 2 < currentLen) {
+                        touched = handlers[current[currentPos + 2]].getClass();
+                    }
+                }
+            }
             h.onEvent(arg);
             if (stopRequested) {
                 stopRequested = false;

@@ -41,6 +41,12 @@ public final class Timer implements EventHandler {
     /** Heap entries skipped because the timer had been re-armed or cancelled since. */
     public long staleFirings() { return stale; }
 
+    /** What the action's next firing reads first ({@link EventHandler#warm}). */
+    @Override
+    public long warm() {
+        return action.warm();
+    }
+
     @Override
     public void onEvent(long arg) {
         if (loop.currentSeq() != pendingSeq) {

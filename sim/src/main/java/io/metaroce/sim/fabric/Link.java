@@ -40,16 +40,20 @@ public final class Link implements EventHandler {
     private final SplittableRandom rng;
     private final long delayPs;
     private PacketSink to;
+    private Switch toSwitch; // the far end when it is a switch: it routes from the ring's words, not the packet
     private int toPort;
     private double lossProbability;
     private boolean up = true;
 
     /**
-     * Packets in flight, a power-of-two ring: {@code arrivals[j]} the arrival time ps of {@code inFlight[j]} (the
-     * packet itself: delivering it reads no pool table).
+     * Packets in flight, a power-of-two ring of {@code inFlight.length} entries: {@code ring[3j]} the arrival time
+     * ps of {@code inFlight[j]} (the packet itself: delivering it reads no pool table), {@code ring[3j + 1]} and
+     * {@code ring[3j + 2]} its route and info words ({@link Packet#route}): what the far switch reads to route and
+     * queue it, so that a hop through a switch does not read the packet.
      */
-    private long[] arrivals = new long[INITIAL_RING];
+    private long[] ring = new long[RING_STRIDE * INITIAL_RING];
     private Packet[] inFlight = new Packet[INITIAL_RING];
+    private static final int RING_STRIDE = 3;
     private int head;
     private int count;
     private boolean scheduled;
@@ -70,9 +74,10 @@ public final class Link implements EventHandler {
     /** Connects the far end: packets arrive at {@code sink} on its in-port {@code port}. */
     public void connect(PacketSink sink, int port) {
         this.to = sink;
+        this.toSwitch = sink instanceof Switch sw ? sw : null;
         this.toPort = port;
-        if (sink instanceof Switch sw) {
-            sw.setIngress(port, this);
+        if (toSwitch != null) {
+            toSwitch.setIngress(port, this);
         }
     }
 
@@ -122,7 +127,7 @@ public final class Link implements EventHandler {
             while (count > 0) {
                 Packet p = inFlight[head];
                 inFlight[head] = null;
-                head = (head + 1) & (arrivals.length - 1);
+                head = (head + 1) & (inFlight.length - 1);
                 count--;
                 rare.dropped++;
                 pool.release(p);
@@ -156,9 +161,14 @@ public final class Link implements EventHandler {
      * later. Loss and the link's state are decided now.
      */
     void send(Packet p, int wireBytes, long departPs) {
+        send(p, Packet.route(p), Packet.info(p), wireBytes, departPs);
+    }
+
+    /** As {@link #send(Packet, int, long)}, with the packet's route and info words ({@link Packet#route}). */
+    void send(Packet p, long route, long info, int wireBytes, long departPs) {
         packets++;
         bytes += wireBytes;
-        if (p.data) {
+        if (Packet.infoData(info)) {
             dataPackets++;
         }
         boolean lost = up && lossProbability > 0 && rng.nextDouble() < lossProbability;
@@ -170,13 +180,18 @@ public final class Link implements EventHandler {
             pool.release(p);
             return;
         }
-        if (count == arrivals.length) {
+        Packet[] f = inFlight;
+        if (count == f.length) {
             growRing();
+            f = inFlight;
         }
-        int tail = (head + count) & (arrivals.length - 1);
+        int tail = (head + count) & (f.length - 1);
         long at = departPs + delayPs;
-        arrivals[tail] = at;
-        inFlight[tail] = p;
+        long[] r = ring;
+        r[RING_STRIDE * tail] = at;
+        r[RING_STRIDE * tail + 1] = route;
+        r[RING_STRIDE * tail + 2] = info;
+        f[tail] = p;
         count++;
         if (!scheduled) {
             scheduled = true;
@@ -185,32 +200,54 @@ public final class Link implements EventHandler {
     }
 
     private void growRing() {
-        int n = arrivals.length;
-        long[] a = new long[2 * n];
+        int n = inFlight.length;
+        long[] a = new long[RING_STRIDE * 2 * n];
         Packet[] f = new Packet[2 * n];
         for (int i = 0; i < count; i++) {
             int j = (head + i) & (n - 1);
-            a[i] = arrivals[j];
+            System.arraycopy(ring, RING_STRIDE * j, a, RING_STRIDE * i, RING_STRIDE);
             f[i] = inFlight[j];
         }
-        arrivals = a;
+        ring = a;
         inFlight = f;
         head = 0;
+    }
+
+    /** The head of the ring: arrival time and packet slot, what {@link #onEvent} reads first. */
+    @Override
+    public long warm() {
+        int h = head;
+        return ring[RING_STRIDE * h] + (inFlight[h] == null ? 1 : 0);
+    }
+
+    /** The output port the far switch will queue the ring's head packet on (see {@link Switch#warm}). */
+    @Override
+    public long warmFurther() {
+        if (count == 0 || toSwitch == null) {
+            return 0;
+        }
+        int h = head;
+        return toSwitch.warm(ring[RING_STRIDE * h + 1], ring[RING_STRIDE * h + 2]);
     }
 
     @Override
     public void onEvent(long arg) {
         scheduled = false;
         long now = loop.nowPs();
-        while (count > 0 && arrivals[head] <= now) {
-            Packet p = inFlight[head]; // the slot keeps its reference: pooled packets live for the whole run
-            head = (head + 1) & (arrivals.length - 1);
+        while (count > 0 && ring[RING_STRIDE * head] <= now) {
+            int h = head;
+            Packet p = inFlight[h]; // the slot keeps its reference: pooled packets live for the whole run
+            head = (h + 1) & (inFlight.length - 1);
             count--;
-            to.receive(p, toPort);
+            if (toSwitch != null) {
+                toSwitch.forward(p, toPort, ring[RING_STRIDE * h + 1], ring[RING_STRIDE * h + 2]);
+            } else {
+                to.receive(p, toPort);
+            }
         }
         if (count > 0 && !scheduled) {
             scheduled = true;
-            loop.schedule(arrivals[head], this, 0);
+            loop.schedule(ring[RING_STRIDE * head], this, 0);
         }
     }
 }

@@ -53,6 +53,36 @@ public final class Packet {
         this.seg = seg;
     }
 
+    /**
+     * What the fabric reads of a packet in flight, carried beside it in a link's ring so that a switch routes and
+     * queues it without reading the packet object (a cache miss per hop in a large fabric): the route word
+     * ({@code src << 32 | dst}) and the info word ({@code pathId << 32 | length << 3 | data << 2 | ecn}).
+     */
+    static long route(Packet p) {
+        return (long) p.src << 32 | (p.dst & 0xFFFF_FFFFL);
+    }
+
+    /** The info word of {@code p} (see {@link #route}). */
+    static long info(Packet p) {
+        return (long) p.pathId << 32 | (p.length & 0x1FFF_FFFFL) << 3 | (p.data ? INFO_DATA : 0) | (p.ecn & 3);
+    }
+
+    /** The info word's data flag. */
+    static final long INFO_DATA = 4;
+
+    /** Destination host of a route word. */
+    static int routeDst(long route) { return (int) route; }
+    /** Sending host of a route word. */
+    static int routeSrc(long route) { return (int) (route >>> 32); }
+    /** Path id (ECMP entropy) of an info word. */
+    static int infoPath(long info) { return (int) (info >>> 32); }
+    /** Datagram length of an info word. */
+    static int infoLength(long info) { return (int) info >>> 3; }
+    /** ECN codepoint of an info word. */
+    static int infoEcn(long info) { return (int) info & 3; }
+    /** True when the info word is a data packet's. */
+    static boolean infoData(long info) { return (info & INFO_DATA) != 0; }
+
     /** The packet's pool id (events carry it as their argument). */
     public int id() { return id; }
     /** Datagram length in bytes. */

@@ -210,29 +210,61 @@ public final class Switch implements PacketSink {
 
     @Override
     public void receive(Packet p, int inPort) {
+        forward(p, inPort, Packet.route(p), Packet.info(p));
+    }
+
+    /**
+     * Routes {@code p}, arriving on {@code inPort}, to its output port from its route and info words
+     * ({@link Packet#route}, carried in the link's ring): the packet object itself is not read.
+     */
+    void forward(Packet p, int inPort, long route, long info) {
         received++;
-        if (p.data) {
+        if (Packet.infoData(info)) {
             dataReceived++;
         }
-        int dst = p.dst;
+        int dst = Packet.routeDst(route);
         int out = downPort(dst);
         if (out == -1) {
-            int[] g = group;
-            if (blockGroups != null && dst >= 0 && dst < blockOfHost.length) {
-                int[] bg = blockGroups[blockOfHost[dst]];
-                g = bg == null ? g : bg; // some uplinks cannot reach this destination (a failure further on)
-            }
-            out = g.length == 0 ? -2
-                    : g[adaptive ? leastQueued(g) : ecmpIndex(p.src, dst, BASE_SRC_PORT + p.pathId, UDP_DST_PORT,
-                            g.length)];
+            int[] g = groupTo(dst);
+            out = g.length == 0 ? -2 : g[adaptive ? leastQueued(g) : hashIndex(route, info, g.length)];
         }
         if (out < 0) {
             unroutable++;
             pool.release(p);
             return;
         }
-        p.inPort = inPort;
-        ports[out].enqueue(p);
+        ports[out].enqueue(p, inPort, route, info);
+    }
+
+    /**
+     * Reads, changing nothing, the output port a packet with these words ({@link Packet#route}) would be queued on
+     * ({@link io.metaroce.sim.event.EventHandler#warm}); 0 when adaptive routing (which draws) would pick it.
+     */
+    long warm(long route, long info) {
+        int dst = Packet.routeDst(route);
+        int out = downPort(dst);
+        if (out == -1) {
+            int[] g = groupTo(dst);
+            if (adaptive || g.length == 0) {
+                return 0;
+            }
+            out = g[hashIndex(route, info, g.length)];
+        }
+        return out < 0 ? 0 : ports[out].warm();
+    }
+
+    /** The uplinks towards {@code dst}: the switch's group, or a smaller one after a failure further on. */
+    private int[] groupTo(int dst) {
+        if (blockGroups != null && dst >= 0 && dst < blockOfHost.length) {
+            int[] bg = blockGroups[blockOfHost[dst]];
+            return bg == null ? group : bg; // some uplinks cannot reach this destination
+        }
+        return group;
+    }
+
+    private int hashIndex(long route, long info, int n) {
+        return ecmpIndex(Packet.routeSrc(route), Packet.routeDst(route), BASE_SRC_PORT + Packet.infoPath(info),
+                UDP_DST_PORT, n);
     }
 
     /** Whether output port {@code port} is withdrawn (its failure detected). */

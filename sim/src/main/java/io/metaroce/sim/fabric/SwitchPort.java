@@ -123,7 +123,11 @@ public final class SwitchPort implements EventHandler {
 
     /** Bytes {@code p} occupies on the wire and in buffers. */
     public int wireLength(Packet p) {
-        int w = !p.data && controlWire > 0 ? controlWire : p.length + wireOverhead;
+        return wireLength(p.length, p.data);
+    }
+
+    private int wireLength(int length, boolean data) {
+        int w = !data && controlWire > 0 ? controlWire : length + wireOverhead;
         return Math.max(1, w);
     }
 
@@ -226,22 +230,34 @@ public final class SwitchPort implements EventHandler {
 
     /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
     public void enqueue(Packet p) {
+        enqueue(p, p.inPort, Packet.route(p), Packet.info(p));
+    }
+
+    /**
+     * Queues {@code p}, arrived on its switch's in-port {@code inPort}, from its route and info words
+     * ({@link Packet#route}): without a serial mode the packet object is only written when it is marked or dropped.
+     */
+    void enqueue(Packet p, int inPort, long route, long info) {
         settle();
         long q = queuedBytes;
-        int wire = wireLength(p);
+        boolean data = Packet.infoData(info);
+        int wire = wireLength(Packet.infoLength(info), data);
         if (q + wire > bufferBytes) {
-            if (trimming && p.data && !p.trimmed && trim(p)) {
-                return;
+            if (trimming && data && !p.trimmed) {
+                p.inPort = inPort;
+                if (trim(p)) {
+                    return;
+                }
             }
             rare.dropped++;
-            if (p.data) {
+            if (data) {
                 rare.droppedData++;
             }
             pool.release(p);
             return;
         }
-        if (!ecnAtDequeue) {
-            mark(p, q);
+        if (!ecnAtDequeue && mark(p, Packet.infoEcn(info), q)) {
+            info = info & ~3L | Ecn.CE;
         }
         enqueued++;
         queuedBytes = q + wire;
@@ -260,10 +276,11 @@ public final class SwitchPort implements EventHandler {
             long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
             lastDepartPs = depart;
             s[2 * tail] = depart;
-            link.send(p, wire, depart);
+            link.send(p, route, info, wire, depart);
             return;
         }
         s[2 * tail] = p.id;
+        p.inPort = inPort;
         if (rare.owner != null) {
             rare.owner.buffered(p.inPort, wire);
         }
@@ -309,14 +326,19 @@ public final class SwitchPort implements EventHandler {
         return true;
     }
 
-    /** RED-style marking of ECT packet {@code p} on a queue of {@code q} bytes. */
-    private void mark(Packet p, long q) {
-        if (Ecn.capable(p.ecn) && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
+    /**
+     * RED-style marking of packet {@code p}, whose ECN codepoint is {@code ecn}, on a queue of {@code q} bytes;
+     * true when it was marked CE.
+     */
+    private boolean mark(Packet p, int ecn, long q) {
+        if (Ecn.capable(ecn) && pmax > 0 && kminBytes >= 0 && q > kminBytes) {
             if (q >= kmaxBytes || rng.nextDouble() < pmax * (q - kminBytes) / (kmaxBytes - kminBytes)) {
                 p.ecn = Ecn.CE;
                 marked++;
+                return true;
             }
         }
+        return false;
     }
 
     private void grow() {
@@ -336,6 +358,12 @@ public final class SwitchPort implements EventHandler {
         rare.txPrio = rare.prioCount > 0;
         int wire = rare.txPrio ? rare.prioLengths[rare.prioHead] : (int) slots[2 * head + 1];
         loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
+    }
+
+    /** The queue's state an enqueue reads first: the last departure and the slots' header. */
+    @Override
+    public long warm() {
+        return lastDepartPs + slots.length;
     }
 
     @Override
@@ -364,7 +392,7 @@ public final class SwitchPort implements EventHandler {
             rare.owner.released(p.inPort, wire);
         }
         if (ecnAtDequeue) {
-            mark(p, queuedBytes);
+            mark(p, p.ecn, queuedBytes);
         }
         link.send(p, wire, loop.nowPs());
         if ((count > 0 || rare.prioCount > 0) && !rare.paused) {

@@ -5,6 +5,7 @@ import io.metaroce.core.Engine;
 import io.metaroce.core.Transmit;
 import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.wire.Opcode;
+import io.metaroce.sim.event.EventHandler;
 import io.metaroce.sim.event.EventLoop;
 import io.metaroce.sim.event.Timer;
 import io.metaroce.sim.event.Units;
@@ -62,7 +63,7 @@ public final class Host implements PacketSink {
         this.loop = loop;
         this.pool = pool;
         this.nics = nics.clone();
-        this.wake = new Timer(loop, arg -> onWake());
+        this.wake = new Timer(loop, new Wake());
     }
 
     /** The host's index in the fabric. */
@@ -153,6 +154,19 @@ public final class Host implements PacketSink {
                 }
             }
             nics[p.plane].enqueue(p);
+        }
+    }
+
+    /** The wake-up: runs the engine's timers; warmed ahead by the engine's next deadline (a read-only query). */
+    private final class Wake implements EventHandler {
+        @Override
+        public void onEvent(long arg) {
+            onWake();
+        }
+
+        @Override
+        public long warm() {
+            return engine.pollTimeout();
         }
     }
 
