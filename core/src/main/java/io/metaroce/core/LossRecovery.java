@@ -1,6 +1,7 @@
 package io.metaroce.core;
 
 import io.metaroce.core.wire.AckHeader;
+import io.metaroce.core.wire.AckHold;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.NakHeader;
 
@@ -41,7 +42,8 @@ final class LossRecovery {
         }
         long echoTs = ack.echoTimestampNs();
         if (p.rtoUndoArmed) {
-            if (echoTs - p.rtoAtNs >= 0 || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs)) {
+            if (echoTs - p.rtoAtNs >= 0
+                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + p.peerHoldNs()) {
                 p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
             } else if (cum - p.rtoLowPsn >= 0) {
                 // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
@@ -62,8 +64,15 @@ final class LossRecovery {
             p.lastCeNs = nowNs;
             p.shared.lastCeNs = nowNs;
         }
+        long sampleNs = nowNs - echoTs;
+        if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.shared != null) {
+            // RTO-10: the peer says how long it held what this ACK acknowledges (ACK-12)
+            int held = base.psnFloor();
+            sampleNs = AckHoldEstimate.adjusted(sampleNs, AckHold.newestNs(held), p.minRttNs);
+            p.shared.peerLoad.ackHold.onHold(nowNs, AckHold.longestNs(held));
+        }
         if (newlyPackets > 0) {
-            p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
+            p.onRttSample(sampleNs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
             p.lastProgressNs = nowNs;
             p.backoff = 0;
             c.silentTimeouts = 0;

@@ -68,6 +68,7 @@ final class IoAgent {
     private int rxAddr;
     private int rxPort;
     private long rxArrivalNs;
+    private long rxLeftOutNs;
 
     // statistics: written here, read on this thread (stats calls) or as a racy snapshot
     long rxDatagrams;
@@ -184,7 +185,10 @@ final class IoAgent {
                     rxEcn = rxBatch.ecn[i];
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
-                    rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
+                    long arrivedNs = rxBatch.arrivalNs[i];
+                    rxArrivalNs = clock.engineTimeOf(arrivedNs);
+                    // ACK-12: the part of its wait that the stall clamp left out of the engine's clock
+                    rxLeftOutNs = Math.max(0, (realNs - arrivedNs) - (nowNs - rxArrivalNs));
                     taken += splitter.split(i, rxBatch.length[i], rxBatch.segmentSize[i], deliver);
                 }
                 work += n;
@@ -207,7 +211,7 @@ final class IoAgent {
             injectedDrops++;
             return;
         }
-        engine.handleDatagram(nowNs, rxArrivalNs, dgram, len, rxEcn); // processed as of its arrival
+        engine.handleDatagram(nowNs, rxArrivalNs, rxLeftOutNs, dgram, len, rxEcn); // processed as of its arrival
     }
 
     /** Drains the engine's transmits, a batch at a time, each batch one send call per socket it uses. */
