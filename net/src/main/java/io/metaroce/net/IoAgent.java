@@ -185,10 +185,8 @@ final class IoAgent {
                     rxEcn = rxBatch.ecn[i];
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
-                    long arrivedNs = rxBatch.arrivalNs[i];
-                    rxArrivalNs = clock.engineTimeOf(arrivedNs);
-                    // ACK-12: the part of its wait that the stall clamp left out of the engine's clock
-                    rxLeftOutNs = Math.max(0, (realNs - arrivedNs) - (nowNs - rxArrivalNs));
+                    rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
+                    rxLeftOutNs = clock.leftOutNs(rxBatch.arrivalNs[i]); // ACK-12: the peer's clock kept running
                     taken += splitter.split(i, rxBatch.length[i], rxBatch.segmentSize[i], deliver);
                 }
                 work += n;
