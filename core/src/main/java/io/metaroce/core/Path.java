@@ -408,8 +408,18 @@ public final class Path {
      */
     long currentRtoNs(long maxRtoNs, int silentTimeouts) {
         long r = baseRtoNs(maxRtoNs) << Math.min(Math.max(backoff, silentTimeouts), 20);
-        r += peerHoldNs(); // RTO-10: the peer's recent longest ACK hold
         return r < 0 || r > maxRtoNs ? maxRtoNs : r;
+    }
+
+    /**
+     * RTO-3 and RTO-10: when this path's retransmission timer expires, in ns: its last progress plus
+     * {@link #currentRtoNs}, plus the peer's recent longest ACK hold while the QP has heard no ACK at all since that
+     * progress ({@code lastAckRxNs}, the QP's latest ACK): a silent peer may be descheduled, while one whose ACKs
+     * of other paths keep coming is running, and a packet it has not acknowledged is lost.
+     */
+    long rtoDeadlineNs(long maxRtoNs, int silentTimeouts, long lastAckRxNs) {
+        long d = lastProgressNs + currentRtoNs(maxRtoNs, silentTimeouts);
+        return lastAckRxNs == Long.MIN_VALUE || lastAckRxNs - lastProgressNs <= 0 ? d + peerHoldNs() : d;
     }
 
     /** RTO-10: the longest ACK hold time the peer reported recently (0 when hold times are ignored), in ns. */
