@@ -247,27 +247,34 @@ final class PathProber {
         c.engine.markReady(c.face);
     }
 
-    /** The path whose probe goes next, having taken a probe token for it; null when none may go now. */
+    /**
+     * The path whose probe goes next, null when none may go now. A health probe (a FAILED or PROBING path, PATH-5)
+     * takes an engine-wide token first (PATH-13) and waits for one; a tail-loss probe of an ACTIVE path (RTO-6) does
+     * not, and a health probe waiting for its token does not hold it back.
+     */
     Path nextProbe(long nowNs) {
         if (!probeWork) {
             return null;
         }
+        boolean waiting = false;
         for (Path p : c.paths) {
-            if (p.probeDue) {
-                if (!c.engine.probeBudget.take(nowNs)) {
-                    throttled = true; // PATH-13: wait for the engine's next probe token
-                    return null;
-                }
-                p.probeDue = false;
-                throttled = false;
-                if (p.state == PathState.FAILED || p.state == PathState.PROBING) {
-                    p.armProbe(nowNs + timeoutNs(p)); // PATH-5: the reply is awaited from now
-                }
-                return p;
+            if (!p.probeDue) {
+                continue;
             }
+            boolean health = p.state == PathState.FAILED || p.state == PathState.PROBING;
+            if (health && !c.engine.probeBudget.take(nowNs)) {
+                waiting = true; // PATH-13: wait for the engine's next probe token
+                continue;
+            }
+            p.probeDue = false;
+            if (health) {
+                p.armProbe(nowNs + timeoutNs(p)); // PATH-5: the reply is awaited from now
+            }
+            throttled = waiting;
+            return p;
         }
-        probeWork = false;
-        throttled = false;
+        probeWork = waiting;
+        throttled = waiting;
         return null;
     }
 }
