@@ -413,13 +413,15 @@ public final class Path {
 
     /**
      * RTO-3 and RTO-10: when this path's retransmission timer expires, in ns: its last progress plus
-     * {@link #currentRtoNs}, plus the peer's recent longest ACK hold while the QP has heard no ACK at all since that
-     * progress ({@code lastAckRxNs}, the QP's latest ACK): a silent peer may be descheduled, while one whose ACKs
-     * of other paths keep coming is running, and a packet it has not acknowledged is lost.
+     * {@link #currentRtoNs}, plus the peer's recent longest ACK hold unless the peer has acknowledged a packet of the
+     * QP sent after this path's oldest unacknowledged one ({@code newestAckedSentNs}, Long.MIN_VALUE for none): then
+     * the peer was running when that packet should have arrived, and it is lost, not held.
      */
-    long rtoDeadlineNs(long maxRtoNs, int silentTimeouts, long lastAckRxNs) {
+    long rtoDeadlineNs(long maxRtoNs, int silentTimeouts, long newestAckedSentNs) {
         long d = lastProgressNs + currentRtoNs(maxRtoNs, silentTimeouts);
-        return lastAckRxNs == Long.MIN_VALUE || lastAckRxNs - lastProgressNs <= 0 ? d + peerHoldNs() : d;
+        boolean overtaken = newestAckedSentNs != Long.MIN_VALUE && floor != nextPsn
+                && newestAckedSentNs - recSentNs[slot(floor)] > 0;
+        return overtaken ? d : d + peerHoldNs();
     }
 
     /** RTO-10: the longest ACK hold time the peer reported recently (0 when hold times are ignored), in ns. */
