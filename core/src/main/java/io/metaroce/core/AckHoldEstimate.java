@@ -49,13 +49,4 @@ final class AckHoldEstimate {
             windowStartNs = nowNs;
         }
     }
-
-    /**
-     * RFC 9002's adjustment of an RTT sample of {@code sampleNs} whose echoed packet the peer held {@code heldNs}:
-     * the sample without the hold, unless that would go below {@code minRttNs} (then the sample as it is).
-     */
-    static long adjusted(long sampleNs, long heldNs, long minRttNs) {
-        long net = sampleNs - heldNs;
-        return heldNs > 0 && minRttNs > 0 && net >= minRttNs ? net : sampleNs;
-    }
 }

@@ -49,10 +49,10 @@ public final class EngineConfig {
      */
     public boolean ackBundle = false;
     /**
-     * RTO-10: how long, in ns, the sender remembers the longest ACK hold time (ACK-12) its peer reported: RTT
-     * samples lose the peer's hold of the echoed packet and the retransmission timeout adds the longest hold
-     * reported within the last one to two windows, so a peer that is descheduled for a few milliseconds now and
-     * then (a shared host) is not taken for a loss. 0 (the default) ignores reported hold times; on in
+     * RTO-10: how long, in ns, the sender remembers the longest ACK hold time (ACK-12) its peer reported: a path's
+     * retransmission timeout adds the longest hold reported within the last one to two windows (unless the peer has
+     * acknowledged a later packet), so a peer that is descheduled for a few milliseconds now and then (a shared
+     * host) is not taken for a loss. 0 (the default) ignores reported hold times; on in
      * {@code realNetworkDefaults}. A receiver reports them either way.
      */
     public long ackHoldWindowNs = 0;

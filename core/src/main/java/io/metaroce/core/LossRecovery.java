@@ -64,15 +64,14 @@ final class LossRecovery {
             p.lastCeNs = nowNs;
             p.shared.lastCeNs = nowNs;
         }
-        long sampleNs = nowNs - echoTs;
         if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.shared != null) {
-            // RTO-10: the peer says how long it held what this ACK acknowledges (ACK-12)
-            int held = base.psnFloor();
-            sampleNs = AckHoldEstimate.adjusted(sampleNs, AckHold.newestNs(held), p.minRttNs);
-            p.shared.peerLoad.ackHold.onHold(nowNs, AckHold.longestNs(held));
+            // RTO-10: the peer says how long it held what this ACK is the first to acknowledge (ACK-12). RTT samples
+            // keep the hold: the tail-loss probe's timer (RTO-6) goes by srtt and rttvar, and without the peer's
+            // stalls in them it fired in every stall (measured: twice the tail copies on the test bed)
+            p.shared.peerLoad.ackHold.onHold(nowNs, AckHold.longestNs(base.psnFloor()));
         }
         if (newlyPackets > 0) {
-            p.onRttSample(sampleNs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
+            p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
             p.lastProgressNs = nowNs;
             p.backoff = 0;
             c.silentTimeouts = 0;
