@@ -70,6 +70,8 @@ public final class Engine {
     boolean gather;
     /** PATH-13: the engine-wide probe budget. */
     final ProbeBudget probeBudget;
+    /** PATH-19: when each plane's port is free. */
+    final PlaneClocks planeClocks;
     /** HINT-*: the receiver's grants. */
     final Grants grants;
     private int pdCount;
@@ -82,6 +84,7 @@ public final class Engine {
         this.cfg = config.copy().validate();
         this.rng = rng;
         this.probeBudget = new ProbeBudget(cfg);
+        this.planeClocks = new PlaneClocks(cfg);
         this.grants = new Grants(cfg);
         qps.add(null); // QP index 0 is never used
         mrs.add(null);
@@ -341,6 +344,7 @@ public final class Engine {
             if (n > 0) {
                 ready.addLast(qp); // round robin among QPs with work
                 if (cfg.txRateBps > 0) {
+                    planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
                     // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
                     long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
                     long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
@@ -377,7 +381,7 @@ public final class Engine {
         return maxDatagramLength(cfg);
     }
 
-    private static int maxDatagramLength(EngineConfig cfg) {
+    static int maxDatagramLength(EngineConfig cfg) {
         return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 

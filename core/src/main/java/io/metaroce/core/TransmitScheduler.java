@@ -298,7 +298,8 @@ final class TransmitScheduler {
     }
 
     /**
-     * PATH-1: the sendable path with the largest open window, round-robin among equals. When none may send now,
+     * PATH-1: the sendable path with the largest open window, round-robin among equals, on a plane whose port is not
+     * backlogged (PATH-19; when all are, the port free first). When none may send now,
      * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
      * route other QPs wait their turn on (PATH-18) is not this QP's to take before them.
      */
@@ -307,6 +308,8 @@ final class TransmitScheduler {
         int n = paths.length;
         Path best = null;
         double bestOpen = Double.NEGATIVE_INFINITY;
+        long bestFree = 0;
+        PlaneClocks planes = c.engine.planeClocks;
         pacedRoute = null;
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
@@ -321,10 +324,14 @@ final class TransmitScheduler {
                 }
                 continue;
             }
+            // PATH-19: a path whose plane's port is not backlogged, by the largest open window (PATH-11); when every
+            // port is, the one free first
+            long free = planes.backlogged(p.plane, nowNs) ? planes.freeAt(p.plane, nowNs) : nowNs;
             double open = p.shared.cc.cwndBytes() - p.shared.inflightBytes;
-            if (open > bestOpen) {
+            if (best == null || free - bestFree < 0 || free == bestFree && open > bestOpen) {
                 best = p;
                 bestOpen = open;
+                bestFree = free;
             }
         }
         if (best != null) {
