@@ -87,7 +87,8 @@ F.flag_ackreq  = ProtoField.bool("metaroce.flags.ack_req", "ACK_REQ", 16, nil, 0
 F.flag_auth    = ProtoField.bool("metaroce.flags.auth", "AUTH", 16, nil, 0x0010)
 F.flag_enc     = ProtoField.bool("metaroce.flags.encrypted", "ENCRYPTED", 16, nil, 0x0020)
 F.flag_kphase  = ProtoField.bool("metaroce.flags.key_phase", "KEY_PHASE", 16, nil, 0x0040)
-F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xff80)
+F.flag_hold    = ProtoField.bool("metaroce.flags.ack_hold", "ACK_HOLD", 16, nil, 0x0080)
+F.flag_rsvd    = ProtoField.uint16("metaroce.flags.reserved", "Reserved flags", base.HEX, nil, 0xff00)
 F.dest_qpn     = ProtoField.uint32("metaroce.dest_qpn", "Destination QPN", base.HEX)
 F.path         = ProtoField.uint16("metaroce.path", "Path id", base.DEC)
 F.payload_len  = ProtoField.uint16("metaroce.payload_length", "Payload length", base.DEC)
@@ -118,6 +119,9 @@ F.ack_rsvd     = ProtoField.uint16("metaroce.ack.reserved", "Reserved", base.HEX
 F.ack_echo     = ProtoField.uint64("metaroce.ack.echo_ts", "Echoed timestamp (ns)", base.DEC)
 F.ack_grant    = ProtoField.uint32("metaroce.ack.grant", "Grant (Mb/s, 0 = no cap)", base.DEC)
 F.ack_rxmsn    = ProtoField.uint32("metaroce.ack.rx_msn", "Rx MSN", base.DEC)
+-- ACK hold times (WIRE-21): the PSN-floor field of an ACK or ACK_BUNDLE with flag ACK_HOLD
+F.ack_hold_new = ProtoField.uint16("metaroce.ack.hold_newest", "Newest hold (us)", base.DEC)
+F.ack_hold_max = ProtoField.uint16("metaroce.ack.hold_longest", "Longest hold (us)", base.DEC)
 F.ack_sack     = {
     ProtoField.uint64("metaroce.ack.sack0", "SACK word 0 (cum+1..cum+64)", base.HEX),
     ProtoField.uint64("metaroce.ack.sack1", "SACK word 1 (cum+65..cum+128)", base.HEX),
@@ -546,6 +550,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     fl:add(F.flag_auth, tvb(2, 2))
     fl:add(F.flag_enc, tvb(2, 2))
     fl:add(F.flag_kphase, tvb(2, 2))
+    fl:add(F.flag_hold, tvb(2, 2))
     fl:add(F.flag_rsvd, tvb(2, 2))
     local fnames = {}
     if band(flags, 0x0002) ~= 0 then fnames[#fnames + 1] = "FIRST" end
@@ -555,12 +560,19 @@ function metaroce.dissector(tvb, pinfo, tree)
     if band(flags, 0x0010) ~= 0 then fnames[#fnames + 1] = "AUTH" end
     if band(flags, 0x0020) ~= 0 then fnames[#fnames + 1] = "ENCRYPTED" end
     if band(flags, 0x0040) ~= 0 then fnames[#fnames + 1] = "KEY_PHASE" end
+    if band(flags, 0x0080) ~= 0 then fnames[#fnames + 1] = "ACK_HOLD" end
     if #fnames > 0 then fl:append_text(" (" .. table.concat(fnames, ", ") .. ")") end
     bt:add(F.dest_qpn, tvb(4, 4))
     bt:add(F.path, tvb(8, 2))
     bt:add(F.payload_len, tvb(10, 2))
     bt:add(F.psn, tvb(12, 4))
-    bt:add(F.psn_floor, tvb(16, 4))
+    local pf = bt:add(F.psn_floor, tvb(16, 4))
+    local held = (op == 0x10 or op == 0x12) and band(flags, 0x0080) ~= 0
+    if held then
+        pf:append_text(" (ACK hold times, WIRE-21)")
+        pf:add(F.ack_hold_new, tvb(16, 2))
+        pf:add(F.ack_hold_max, tvb(18, 2))
+    end
     bt:add(F.src_qpn, tvb(20, 4))
     bt:add(F.timestamp, tvb(24, 8))
     bt:add(F.qpn, tvb(4, 4)):set_hidden()

@@ -55,6 +55,10 @@ public final class PacketView {
         // PSN fields of unsequenced packets are shown as they are (WIRE-16: PSN 0, floor ignored)
         fields.put("psn", seq ? (long) (b.psn() - (int) senderBase) : b.psn() & 0xFFFF_FFFFL);
         fields.put("floor", seq ? (long) (b.psnFloor() - (int) senderBase) : b.psnFloor() & 0xFFFF_FFFFL);
+        if ((opcode == Opcode.ACK || opcode == Opcode.ACK_BUNDLE) && (b.flags() & BaseHeader.FLAG_ACK_HOLD) != 0) {
+            fields.put("hold", (long) (b.psnFloor() >>> 16)); // WIRE-21: newest hold, us
+            fields.put("holdmax", (long) (b.psnFloor() & 0xFFFF)); // longest hold, us
+        }
         fields.put("sqpn", b.srcQpn() & 0xFFFF_FFFFL);
         fields.put("ts", b.timestampNs());
         int ext = Opcode.extensionLength(opcode);
@@ -188,7 +192,7 @@ public final class PacketView {
     /** Flag names joined by '|', or 0. */
     public static String flagNames(int f) {
         StringBuilder sb = new StringBuilder();
-        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ", "AUTH", "ENCRYPTED", "KEY_PHASE"};
+        String[] names = {"LAST", "FIRST", "RETRANSMIT", "ACK_REQ", "AUTH", "ENCRYPTED", "KEY_PHASE", "ACK_HOLD"};
         for (int i = 0; i < 16; i++) {
             if ((f >> i & 1) != 0) {
                 if (!sb.isEmpty()) {

@@ -64,6 +64,8 @@ public final class Engine {
     private long txNextNs = Long.MIN_VALUE;
     /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
     private long clockNs = Long.MIN_VALUE;
+    /** ACK-12: real wait of the datagram being handled that its handling time leaves out, in ns. */
+    private long rxLeftOutNs;
     /** The driver sends gathered datagrams ({@link #gatherTransmit}). */
     boolean gather;
     /** PATH-13: the engine-wide probe budget. */
@@ -218,12 +220,35 @@ public final class Engine {
      * the engine's time never runs backwards.
      */
     public void handleDatagram(long nowNs, long arrivalNs, MemorySegment seg, int length, int ecn) {
+        handleDatagram(nowNs, arrivalNs, 0, seg, length, ecn);
+    }
+
+    /**
+     * As {@link #handleDatagram(long, long, MemorySegment, int, int)}, for a driver whose clock leaves scheduling
+     * stalls out (the engine's time ran slower than real time while the datagram waited): {@code leftOutNs} is how
+     * much longer, in real ns, the datagram waited since it reached the host than {@code nowNs - arrivalNs} says.
+     * Only the ACK hold times this engine reports (ACK-12) count it: the peer's clock kept running.
+     */
+    public void handleDatagram(long nowNs, long arrivalNs, long leftOutNs, MemorySegment seg, int length, int ecn) {
         long at = arrivalNs - nowNs > 0 ? nowNs : arrivalNs;
+        long clamped = 0;
         if (clockNs != Long.MIN_VALUE && at - clockNs < 0) {
-            at = nowNs - clockNs < 0 ? nowNs : clockNs;
+            long to = nowNs - clockNs < 0 ? nowNs : clockNs;
+            clamped = to - at;
+            at = to;
         }
         see(at);
-        handleAt(at, seg, length, ecn);
+        rxLeftOutNs = Math.max(0, leftOutNs) + Math.max(0, clamped);
+        handleAt(at, seg, length, ecn); // catches what the packet's handling throws
+        rxLeftOutNs = 0;
+    }
+
+    /**
+     * ACK-12: the hold clock's reading for a datagram being handled at engine time {@code atNs}: its arrival at the
+     * host, on the engine's time line (earlier than {@code atNs} by what the engine's clock left out).
+     */
+    long heldAtNs(long atNs) {
+        return atNs - rxLeftOutNs;
     }
 
     /** Remembers the latest time the engine was called with. */

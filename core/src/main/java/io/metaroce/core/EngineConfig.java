@@ -48,6 +48,14 @@ public final class EngineConfig {
      * Off by default, so each path's ACK is its own datagram as in ACK-1. A receiver accepts bundles either way.
      */
     public boolean ackBundle = false;
+    /**
+     * RTO-10: how long, in ns, the sender remembers the longest ACK hold time (ACK-12) its peer reported: a path's
+     * retransmission timeout adds the longest hold reported within the last one to two windows (unless the peer has
+     * acknowledged a later packet), so a peer that is descheduled for a few milliseconds now and then (a shared
+     * host) is not taken for a loss. 0 (the default) ignores reported hold times; on in
+     * {@code realNetworkDefaults}. A receiver reports them either way.
+     */
+    public long ackHoldWindowNs = 0;
     /** Accepted packets per path after which an ACK is sent. */
     public int ackEvery = 4;
     /** Longest an accepted packet waits for its ACK. */
@@ -145,6 +153,7 @@ public final class EngineConfig {
     public EngineConfig ackEvery(int v) { ackEvery = v; return this; }
     public EngineConfig ackBundle(boolean v) { ackBundle = v; return this; }
     public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
+    public EngineConfig ackHoldWindowNs(long v) { ackHoldWindowNs = v; return this; }
     public EngineConfig reorderThreshold(int v) { reorderThreshold = v; return this; }
     public EngineConfig initialRtoNs(long v) { initialRtoNs = v; return this; }
     public EngineConfig minRtoNs(long v) { minRtoNs = v; return this; }
@@ -187,6 +196,7 @@ public final class EngineConfig {
         c.initialWindowBytes = initialWindowBytes;
         c.minWindowBytes = minWindowBytes;
         c.ackBundle = ackBundle;
+        c.ackHoldWindowNs = ackHoldWindowNs;
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
@@ -220,6 +230,7 @@ public final class EngineConfig {
         require(minWindowBytes >= 1, "minWindowBytes must be >= 1, got " + minWindowBytes);
         require(ackEvery >= 1, "ackEvery must be >= 1");
         require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
+        require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");
         require(failAfterTimeouts >= 1, "failAfterTimeouts must be >= 1");

@@ -1,6 +1,7 @@
 package io.metaroce.core;
 
 import io.metaroce.core.wire.AckHeader;
+import io.metaroce.core.wire.AckHold;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.NakHeader;
 
@@ -41,7 +42,8 @@ final class LossRecovery {
         }
         long echoTs = ack.echoTimestampNs();
         if (p.rtoUndoArmed) {
-            if (echoTs - p.rtoAtNs >= 0 || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs)) {
+            if (echoTs - p.rtoAtNs >= 0
+                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + p.peerHoldNs()) {
                 p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
             } else if (cum - p.rtoLowPsn >= 0) {
                 // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
@@ -61,6 +63,12 @@ final class LossRecovery {
             p.ecnEchoes += ce;
             p.lastCeNs = nowNs;
             p.shared.lastCeNs = nowNs;
+        }
+        if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.shared != null) {
+            // RTO-10: the peer says how long it held what this ACK is the first to acknowledge (ACK-12). RTT samples
+            // keep the hold: the tail-loss probe's timer (RTO-6) goes by srtt and rttvar, and without the peer's
+            // stalls in them it fired in every stall (measured: twice the tail copies on the test bed)
+            p.shared.peerLoad.ackHold.onHold(nowNs, AckHold.longestNs(base.psnFloor()));
         }
         if (newlyPackets > 0) {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);

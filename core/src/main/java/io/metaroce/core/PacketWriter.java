@@ -2,6 +2,7 @@ package io.metaroce.core;
 
 import io.metaroce.core.auth.PacketAuth;
 import io.metaroce.core.wire.AckBundleHeader;
+import io.metaroce.core.wire.AckHold;
 import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
@@ -94,7 +95,8 @@ final class PacketWriter {
         int others = c.cfg.ackBundle ? bundleMates(p) : 0;
         c.count(Counter.TX_ACK_DATAGRAMS);
         if (others == 0) {
-            header(out, Opcode.ACK, 0, p, 0, 0, nowNs);
+            header(out, Opcode.ACK, BaseHeader.FLAG_ACK_HOLD, p, 0, 0, nowNs);
+            base.psnFloor(AckHold.encode(newestHoldNs(nowNs, p), longestHoldNs(nowNs, p)));
             ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(ceEcho(p)).reserved(0)
                     .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(c, nowNs))
                     .rxMsn(c.inbound.retireMsn);
@@ -106,7 +108,10 @@ final class PacketWriter {
             return finish(out, BaseHeader.LENGTH + AckHeader.LENGTH, p, Opcode.ACK, tx);
         }
         int entries = 1 + others;
-        header(out, Opcode.ACK_BUNDLE, 0, p, 0, entries * AckBundleHeader.ENTRY_LENGTH, nowNs);
+        header(out, Opcode.ACK_BUNDLE, BaseHeader.FLAG_ACK_HOLD, p, 0, entries * AckBundleHeader.ENTRY_LENGTH,
+                nowNs);
+        long newest = Long.MAX_VALUE;
+        long longest = 0;
         bundle.wrap(out, BaseHeader.LENGTH).grantMbps(c.engine.grants.grantMbps(c, nowNs))
                 .rxMsn(c.inbound.retireMsn);
         Path[] paths = c.paths;
@@ -116,9 +121,12 @@ final class PacketWriter {
             int id = p.id + k;
             Path q = paths[id >= n ? id - n : id];
             if (k == 0 || q.ackNow || q.rxPending > 0) {
+                newest = Math.min(newest, newestHoldNs(nowNs, q));
+                longest = Math.max(longest, longestHoldNs(nowNs, q));
                 bundleEntry(e++, q);
             }
         }
+        base.wrap(out, 0).psnFloor(AckHold.encode(newest, longest)); // ACK-12: one pair for the whole bundle
         return finish(out, BaseHeader.LENGTH + AckBundleHeader.LENGTH + entries * AckBundleHeader.ENTRY_LENGTH, p,
                 Opcode.ACK_BUNDLE, tx);
     }
@@ -144,6 +152,16 @@ final class PacketWriter {
         acknowledged(q);
     }
 
+    /** ACK-12: how long {@code p}'s echoed packet has been held, in ns (0 when none was received). */
+    private static long newestHoldNs(long nowNs, Path p) {
+        return p.rxEchoAtNs == Engine.NO_DEADLINE ? 0 : nowNs - p.rxEchoAtNs;
+    }
+
+    /** ACK-12: how long the earliest packet {@code p}'s ACK is the first to acknowledge has been held, in ns. */
+    private static long longestHoldNs(long nowNs, Path p) {
+        return p.rxHeldSinceNs == Engine.NO_DEADLINE ? 0 : nowNs - p.rxHeldSinceNs;
+    }
+
     private int ceEcho(Path p) {
         return c.cfg.seam.ceEcho(p.rxCe);
     }
@@ -152,6 +170,7 @@ final class PacketWriter {
     private void acknowledged(Path p) {
         p.rxCe = 0;
         p.rxPending = 0;
+        p.rxHeldSinceNs = Engine.NO_DEADLINE;
         p.ackNow = false;
         p.ackDeadlineNs = Engine.NO_DEADLINE;
         c.count(Counter.TX_ACKS);

@@ -94,6 +94,10 @@ public final class Path {
     int rxPending;
     int rxCe;
     long rxEchoTs;
+    /** ACK-12: when the packet whose timestamp {@link #rxEchoTs} is arrived, on the hold clock (Engine#heldAtNs). */
+    long rxEchoAtNs = Engine.NO_DEADLINE;
+    /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none), on the hold clock. */
+    long rxHeldSinceNs = Engine.NO_DEADLINE;
     long ackDeadlineNs = Engine.NO_DEADLINE;
     boolean ackNow;
 
@@ -215,8 +219,17 @@ public final class Path {
         clearRxBits();
         rxPending = 0;
         rxCe = 0;
+        rxHeldSinceNs = Engine.NO_DEADLINE;
         ackDeadlineNs = Engine.NO_DEADLINE;
         ackNow = false;
+    }
+
+    /** ACK-12: a packet to acknowledge (its timestamp echoed from now on) arrived at {@code heldAtNs}. */
+    void rxHeld(long heldAtNs, boolean pending) {
+        rxEchoAtNs = heldAtNs;
+        if (pending && rxHeldSinceNs == Engine.NO_DEADLINE) {
+            rxHeldSinceNs = heldAtNs;
+        }
     }
 
     // ---------------- receiver bitmap ----------------
@@ -396,6 +409,24 @@ public final class Path {
     long currentRtoNs(long maxRtoNs, int silentTimeouts) {
         long r = baseRtoNs(maxRtoNs) << Math.min(Math.max(backoff, silentTimeouts), 20);
         return r < 0 || r > maxRtoNs ? maxRtoNs : r;
+    }
+
+    /**
+     * RTO-3 and RTO-10: when this path's retransmission timer expires, in ns: its last progress plus
+     * {@link #currentRtoNs}, plus the peer's recent longest ACK hold unless the peer has acknowledged a packet of the
+     * QP sent after this path's oldest unacknowledged one ({@code newestAckedSentNs}, Long.MIN_VALUE for none): then
+     * the peer was running when that packet should have arrived, and it is lost, not held.
+     */
+    long rtoDeadlineNs(long maxRtoNs, int silentTimeouts, long newestAckedSentNs) {
+        long d = lastProgressNs + currentRtoNs(maxRtoNs, silentTimeouts);
+        boolean overtaken = newestAckedSentNs != Long.MIN_VALUE && floor != nextPsn
+                && newestAckedSentNs - recSentNs[slot(floor)] > 0;
+        return overtaken ? d : d + peerHoldNs();
+    }
+
+    /** RTO-10: the longest ACK hold time the peer reported recently (0 when hold times are ignored), in ns. */
+    long peerHoldNs() {
+        return shared == null ? 0 : shared.peerLoad.ackHold.allowanceNs();
     }
 
     /** RTO-2: the larger of this QP's estimate and the route's, at most {@code maxRtoNs}. */

@@ -102,7 +102,7 @@ final class PathProber {
     }
 
     /** The peer probes {@code p}: queue a reply and ask for the path's ACK state (RTO-6, RTO-8). */
-    void onProbe(Path p, MemorySegment seg) {
+    void onProbe(long nowNs, Path p, MemorySegment seg) {
         c.count(Counter.RX_PROBES);
         base.wrap(seg, 0);
         probe.wrap(seg, BaseHeader.LENGTH);
@@ -117,6 +117,7 @@ final class PathProber {
         // RTO-6: a probe also asks for the path's current ACK state (it may be a tail-loss probe); RTO-8: that
         // ACK echoes the probe's timestamp, telling the sender that everything sent before it has arrived or is lost.
         p.rxEchoTs = base.timestampNs();
+        p.rxHeld(c.engine.heldAtNs(nowNs), false);
         p.ackNow = true;
         c.ackWork = true;
         c.replies.pushReply(p.id, probe.probeId(), base.timestampNs());

@@ -19,10 +19,13 @@ final class PeerLoad {
     /** RTO-2: the RTT estimate over every route to this peer (0: no sample yet), in ns. */
     long srttNs;
     long rttvarNs;
+    /** RTO-10: the longest ACK hold time this peer reported recently. */
+    final AckHoldEstimate ackHold;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
         this.paths = new SharedPath[cfg.paths];
+        this.ackHold = new AckHoldEstimate(cfg.ackHoldWindowNs);
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new SharedPath(i, cfg, this);
         }

@@ -48,7 +48,7 @@ final class QpTimers {
                     d = p.ackDeadlineNs;
                 }
                 if (p.inflightPackets > 0) {
-                    long rto = p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, c.silentTimeouts);
+                    long rto = p.rtoDeadlineNs(cfg.maxRtoNs, c.silentTimeouts, rack.newestAckedSentNs(Long.MIN_VALUE));
                     if (rto < d) {
                         d = rto;
                     }
@@ -136,7 +136,8 @@ final class QpTimers {
             p.ackNow = true;
             c.ackWork = true;
         }
-        if (p.inflightPackets > 0 && p.lastProgressNs + p.currentRtoNs(cfg.maxRtoNs, silent) - nowNs <= 0) {
+        if (p.inflightPackets > 0
+                && p.rtoDeadlineNs(cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
             recovery.onRto(p, nowNs);
         } else {
             long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);

@@ -328,7 +328,7 @@ public final class QueuePair extends Timed {
             case Opcode.ACK -> recovery.onAck(nowNs, p, seg);
             case Opcode.ACK_BUNDLE -> engine.ackBundles.read(nowNs, c, seg, recovery);
             case Opcode.NAK -> recovery.onNak(nowNs, p, seg);
-            case Opcode.PROBE -> prober.onProbe(p, seg);
+            case Opcode.PROBE -> prober.onProbe(nowNs, p, seg);
             case Opcode.PROBE_REPLY -> prober.onProbeReply(nowNs, p, seg);
             case Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_RESP, Opcode.READ_REQ ->
                     responder.onData(nowNs, p, seg, op, ecn);

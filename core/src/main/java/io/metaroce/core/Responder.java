@@ -70,6 +70,7 @@ final class Responder {
         }
         boolean gap = p.rxAccept(psn);
         p.rxEchoTs = base.timestampNs();
+        p.rxHeld(c.engine.heldAtNs(nowNs), true);
         p.rxPending++;
         p.arm();
         if ((base.flags() & BaseHeader.FLAG_ACK_REQ) != 0) {

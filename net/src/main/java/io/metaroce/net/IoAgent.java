@@ -68,6 +68,7 @@ final class IoAgent {
     private int rxAddr;
     private int rxPort;
     private long rxArrivalNs;
+    private long rxLeftOutNs;
 
     // statistics: written here, read on this thread (stats calls) or as a racy snapshot
     long rxDatagrams;
@@ -185,6 +186,7 @@ final class IoAgent {
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
                     rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
+                    rxLeftOutNs = clock.leftOutNs(rxBatch.arrivalNs[i]); // ACK-12: the peer's clock kept running
                     taken += splitter.split(i, rxBatch.length[i], rxBatch.segmentSize[i], deliver);
                 }
                 work += n;
@@ -207,7 +209,7 @@ final class IoAgent {
             injectedDrops++;
             return;
         }
-        engine.handleDatagram(nowNs, rxArrivalNs, dgram, len, rxEcn); // processed as of its arrival
+        engine.handleDatagram(nowNs, rxArrivalNs, rxLeftOutNs, dgram, len, rxEcn); // processed as of its arrival
     }
 
     /** Drains the engine's transmits, a batch at a time, each batch one send call per socket it uses. */

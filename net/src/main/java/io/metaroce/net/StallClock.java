@@ -58,6 +58,16 @@ final class StallClock {
         return prevNowNs + (into < length ? into : length);
     }
 
+    /**
+     * ACK-12: how much longer, in real ns, a datagram that arrived at the real instant {@code realNs} has waited by
+     * the last {@link #advance} than the engine's clock shows ({@code now() - engineTimeOf(realNs)}): the part of
+     * its wait that a stall left out. 0 for an arrival after the last advance.
+     */
+    long leftOutNs(long realNs) {
+        long left = (lastRealNs - realNs) - (nowNs - engineTimeOf(realNs));
+        return left > 0 ? left : 0;
+    }
+
     /** The engine time at the last {@link #advance}. */
     long now() {
         return nowNs;

@@ -21,6 +21,21 @@ class StallClockTest {
     }
 
     @Test
+    void theWaitAStallLeftOutIsKnownForAckHoldTimes() {
+        StallClock c = new StallClock(0, 2_000_000);
+        c.advance(1_000_000);
+        c.advance(11_000_000); // a 10 ms gap: the engine moves 2 ms
+        // arrived 0.3 ms into the gap: waited 9.7 ms, the engine shows 1.7 ms (1.3 -> 3 ms)
+        assertEquals(8_000_000, c.leftOutNs(1_300_000));
+        // arrived in the gap's last 2 ms: waited 1 ms, the engine shows 0 (moved to the step's end)
+        assertEquals(1_000_000, c.leftOutNs(10_000_000));
+        assertEquals(8_500_000, c.leftOutNs(500_000), "before the step: all but the step's engine length");
+        assertEquals(0, c.leftOutNs(11_500_000), "after the last advance: nothing");
+        c.advance(11_400_000); // a short step leaves nothing out
+        assertEquals(0, c.leftOutNs(11_100_000));
+    }
+
+    @Test
     void zeroLimitIsRealTime() {
         StallClock c = new StallClock(0, 0);
         assertEquals(50_000_000, c.advance(50_000_000));

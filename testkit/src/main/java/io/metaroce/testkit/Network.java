@@ -107,6 +107,11 @@ public final class Network {
         final Engine engine;
         final long[] egressBusyUntil;
         long wakeAt = Engine.NO_DEADLINE;
+        /** A scripted scheduling stall: until then the host's engine is not driven ({@link #stall}). */
+        long stalledUntilNs = Long.MIN_VALUE;
+        /** Datagrams that reached the host during its stall, with their arrival times, oldest first. */
+        final ArrayDeque<Datagram> held = new ArrayDeque<>();
+        final ArrayDeque<Long> heldArrivalNs = new ArrayDeque<>();
 
         Node(int index, Engine engine, int planes) {
             this.index = index;
@@ -246,6 +251,30 @@ public final class Network {
         events.add(new Event(Math.max(atNs, nowNs), seq++, EV_ACTION, -1, null, action));
     }
 
+    /**
+     * A scheduling stall of host {@code node} from {@code fromNs} for {@code durationNs}, as of a descheduled I/O
+     * thread: its engine is not called at all (no timers, no transmits); datagrams that reach the host wait, as in
+     * a socket's buffer, and are handed over when the stall ends, each with its arrival time, before the host's
+     * timers run (the order of the net module's duty cycle).
+     */
+    public void stall(int node, long fromNs, long durationNs) {
+        Node n = nodes[node];
+        at(fromNs, () -> n.stalledUntilNs = fromNs + durationNs);
+        at(fromNs + durationNs, () -> {
+            n.stalledUntilNs = Long.MIN_VALUE;
+            while (!n.held.isEmpty()) {
+                Datagram d = n.held.pollFirst();
+                n.engine.handleDatagram(nowNs, n.heldArrivalNs.pollFirst(), MemorySegment.ofArray(d.bytes),
+                        d.bytes.length, d.ecn);
+            }
+            n.engine.handleTimeout(nowNs);
+        });
+    }
+
+    private boolean stalled(Node n) {
+        return nowNs < n.stalledUntilNs;
+    }
+
     /** Delivers raw bytes to {@code node} now, as if received on {@code plane} (bad-input tests). */
     public void inject(int node, byte[] datagram, int ecn) {
         Engine e = nodes[node].engine;
@@ -285,6 +314,10 @@ public final class Network {
                     if (n.wakeAt == ev.timeNs) {
                         n.wakeAt = Engine.NO_DEADLINE;
                     }
+                    if (stalled(n)) {
+                        n.wakeAt = Engine.NO_DEADLINE; // timed again when the stall ends
+                        continue;
+                    }
                     n.engine.handleTimeout(nowNs);
                     pump(n);
                 }
@@ -305,6 +338,9 @@ public final class Network {
     }
 
     private void pump(Node n) {
+        if (stalled(n)) {
+            return;
+        }
         Engine e = n.engine;
         int len;
         while ((len = e.pollTransmit(nowNs, txBuf, tx)) > 0) {
@@ -405,6 +441,11 @@ public final class Network {
         Node n = nodes[d.dst];
         if (observer != null) {
             observer.delivered(nowNs, d);
+        }
+        if (stalled(n)) {
+            n.held.addLast(d);
+            n.heldArrivalNs.addLast(nowNs);
+            return;
         }
         n.engine.handleDatagram(nowNs, MemorySegment.ofArray(d.bytes), d.bytes.length, d.ecn);
         pump(n);

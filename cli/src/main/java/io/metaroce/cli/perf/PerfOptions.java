@@ -161,6 +161,11 @@ public final class PerfOptions {
             description = "Minimum retransmission timeout: microseconds, or e.g. 20ms (default: the engine's).")
     Long minRtoUs;
 
+    @Option(names = "--ack-hold-window-us", paramLabel = "TIME", converter = Converters.Micros.class,
+            description = "How long the sender remembers the longest ACK hold time its peer reported (RTO-10): "
+                    + "microseconds, or e.g. 2s; 0 ignores reported hold times (default: the engine's, 2 s).")
+    Long ackHoldWindowUs;
+
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
@@ -270,6 +275,7 @@ public final class PerfOptions {
         require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
         require(pacingBurst == null || pacingBurst >= 0, "--pacing-burst must be >= 0");
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
+        require(ackHoldWindowUs == null || ackHoldWindowUs >= 0, "--ack-hold-window-us must be >= 0");
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         require(!encrypt || authKey != null, "--encrypt needs --auth-key");
@@ -399,6 +405,9 @@ public final class PerfOptions {
         }
         if (keyUpdatePackets != null) {
             c.authKeyUpdatePackets(keyUpdatePackets);
+        }
+        if (ackHoldWindowUs != null) {
+            c.ackHoldWindowNs(ackHoldWindowUs * 1_000);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));

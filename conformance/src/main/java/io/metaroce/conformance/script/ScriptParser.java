@@ -25,7 +25,7 @@ public final class ScriptParser {
     public static final Set<String> EXPECT_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum", "sack",
             "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "n", "plane", "dglen", "ecn", "cid", "cqpn", "pqpn", "ipsn", "mtu", "paths", "caps", "port", "planes",
-            "reason", "auth", "aseq", "kgen", "entries", "epaths");
+            "reason", "auth", "aseq", "kgen", "entries", "epaths", "hold", "holdmax");
     private static final Map<String, Set<String>> KEYS = Map.ofEntries(
             Map.entry("send", SEND_KEYS),
             Map.entry("expect", EXPECT_KEYS),

@@ -20,6 +20,7 @@ public final class Values {
             Map.entry("ACK_REQ", (long) BaseHeader.FLAG_ACK_REQ),
             Map.entry("AUTH", (long) BaseHeader.FLAG_AUTH), Map.entry("ENCRYPTED", (long) BaseHeader.FLAG_ENCRYPTED),
             Map.entry("KEY_PHASE", (long) BaseHeader.FLAG_KEY_PHASE),
+            Map.entry("ACK_HOLD", (long) BaseHeader.FLAG_ACK_HOLD),
             Map.entry("RNR", (long) NakHeader.CODE_RNR), Map.entry("BAD_RKEY", (long) NakHeader.CODE_BAD_RKEY),
             Map.entry("OUT_OF_BOUNDS", (long) NakHeader.CODE_OUT_OF_BOUNDS),
             Map.entry("NO_PERMISSION", (long) NakHeader.CODE_NO_PERMISSION),

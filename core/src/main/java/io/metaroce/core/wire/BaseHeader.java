@@ -52,6 +52,11 @@ public final class BaseHeader {
     public static final int FLAG_ENCRYPTED = 0x0020;
     /** Flag, with {@link #FLAG_AUTH}: the packet is sealed under an odd generation of its sender's key (AUTH-17). */
     public static final int FLAG_KEY_PHASE = 0x0040;
+    /**
+     * Flag, on an ACK or ACK_BUNDLE: its PSN-floor field carries the receiver's ACK hold times ({@link AckHold},
+     * spec WIRE-21).
+     */
+    public static final int FLAG_ACK_HOLD = 0x0080;
     /** Length of the AUTH trailer (16-byte tag, 8-byte sequence number) of a packet with {@link #FLAG_AUTH}. */
     public static final int AUTH_TRAILER_LENGTH = 24;
 

@@ -64,7 +64,8 @@ class DissectorTest {
             "metaroce.va", "metaroce.rsn", "metaroce.imm", "metaroce.read.length", "metaroce.read.sink_va",
             "metaroce.ack.cum_psn", "metaroce.ack.ce_count", "metaroce.ack.echo_ts", "metaroce.ack.grant",
             "metaroce.ack.rx_msn", "metaroce.ack.sack0", "metaroce.ack.sack3", "metaroce.ack.sacked",
-            "metaroce.ack.sacked_psn", "metaroce.ack.entries", "metaroce.ack.entry_path", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
+            "metaroce.ack.sacked_psn", "metaroce.ack.entries", "metaroce.ack.entry_path",
+            "metaroce.ack.hold_newest", "metaroce.ack.hold_longest", "metaroce.nak.code", "metaroce.nak.psn", "metaroce.probe.id",
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
             "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
@@ -147,6 +148,7 @@ class DissectorTest {
                 v.stdout);
         assertTrue(v.stdout.contains("(FIRST, LAST, ACK_REQ, AUTH, KEY_PHASE)") && v.stdout.contains("auth_seq=5 [auth]"),
                 v.stdout); // TV-24
+        assertTrue(v.stdout.contains("(ACK_HOLD)") && v.stdout.contains("(ACK hold times, WIRE-21)"), v.stdout);
         assertTrue(v.stdout.contains("cm_counter=3 [auth]") && v.stdout.contains("AUTH trailer (HMAC-SHA256, CM key)"),
                 v.stdout);
     }
@@ -237,6 +239,13 @@ class DissectorTest {
                 assertNum(row, "metaroce.ack.grant", 50_000, label);
                 assertNum(row, "metaroce.ack.rx_msn", 3, label);
                 assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 0x42), label);
+                assertEquals("", row.get("metaroce.ack.hold_newest"), label + ": no ACK_HOLD, no hold times");
+            }
+            case ACK_BUNDLE_HOLD -> { // WIRE-21
+                assertNums(row, "metaroce.ack.entry_path", List.of(1L, 3L), label);
+                assertNum(row, "metaroce.ack.hold_newest", 35, label);
+                assertNum(row, "metaroce.ack.hold_longest", 8_250, label);
+                assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 0x72), label);
             }
             case NAK -> {
                 assertNum(row, "metaroce.msn", 5, label);

@@ -260,6 +260,28 @@ class GoldenVectorTest {
     }
 
     @Test
+    void ackBundleWithHoldTimes() throws IOException {
+        MemorySegment s = checked(Vector.ACK_BUNDLE_HOLD);
+        BaseHeader b = new BaseHeader().wrap(s, 0);
+        assertEquals(BaseHeader.FLAG_ACK_HOLD, b.flags());
+        assertEquals(0x0023203a, b.psnFloor()); // 35 us << 16 | 8250 us
+        assertEquals(35_000, AckHold.newestNs(b.psnFloor()));
+        assertEquals(8_250_000, AckHold.longestNs(b.psnFloor()));
+        AckBundleHeader x = new AckBundleHeader().wrap(s, BaseHeader.LENGTH);
+        assertEquals(2, AckBundleHeader.entries(b.payloadLength()));
+        assertEquals(3, x.pathId(1));
+        assertEquals(2L, x.sackWord(1, 0));
+    }
+
+    @Test
+    void ackHoldSaturatesAndRoundsDown() {
+        assertEquals(0, AckHold.encode(-5, 999));
+        assertEquals(0xFFFF_FFFF, AckHold.encode(Long.MAX_VALUE, 70_000_000));
+        assertEquals(1_000, AckHold.newestNs(AckHold.encode(1_999, 0)));
+        assertEquals(65_535_000, AckHold.longestNs(AckHold.encode(0, 65_535_999)));
+    }
+
+    @Test
     void ackAcrossThePsnWrapAtTheWindowEdge() throws IOException {
         MemorySegment s = checked(Vector.ACK_WRAP);
         assertBase(s, Opcode.ACK, 0, 0x00000a01, 15, 0, 0, 0, 0x00000b02, 1_000_016_000L);

@@ -215,17 +215,25 @@ public final class GoldenVectors {
                 + "0x1040 with 0x1042 accepted; path 5 cum 0x1030, one CE mark, nothing beyond") {
             @Override
             byte[] build() {
-                int n = 2;
-                MemorySegment x = MemorySegment.ofArray(new byte[AckBundleHeader.LENGTH
-                        + n * AckBundleHeader.ENTRY_LENGTH]);
-                new AckBundleHeader().wrap(x, 0)
+                return bundle(0, 0, 2, T0 + 17_500, 50_000, 3, x -> x
                         .pathId(0, 2).ceCount(0, 0).cumPsn(0, IPSN_A + 0x40).echoTimestampNs(0, T0 + 17_200)
                         .sackWord(0, 0, 0x0000000000000002L).sackWord(0, 1, 0L).sackWord(0, 2, 0L).sackWord(0, 3, 0L)
                         .pathId(1, 5).ceCount(1, 1).cumPsn(1, IPSN_A + 0x30).echoTimestampNs(1, T0 + 17_100)
-                        .sackWord(1, 0, 0L).sackWord(1, 1, 0L).sackWord(1, 2, 0L).sackWord(1, 3, 0L);
-                byte[] entries = x.asSlice(AckBundleHeader.LENGTH).toArray(ValueLayout.JAVA_BYTE);
-                return frame(opcode, 0, QPN_A, QPN_B, 2, 0, 0, T0 + 17_500, entries,
-                        ext -> new AckBundleHeader().wrap(ext, 0).grantMbps(50_000).rxMsn(3));
+                        .sackWord(1, 0, 0L).sackWord(1, 1, 0L).sackWord(1, 2, 0L).sackWord(1, 3, 0L));
+            }
+        },
+        ACK_BUNDLE_HOLD(Opcode.ACK_BUNDLE, "B, descheduled for 8.2 ms, acks A's paths 1 and 3 in one bundle sent on "
+                + "path 1 with its ACK hold times (ACK_HOLD, WIRE-21, ACK-12): it echoes packets it held 35 us "
+                + "(path 1) and 61 us (path 3), so the newest hold is 35 us; the earliest packet it acknowledges "
+                + "here for the first time waited 8,250 us. Path 1 cum 0x1080; path 3 cum 0x1070 with 0x1072 accepted") {
+            @Override
+            byte[] build() {
+                return bundle(BaseHeader.FLAG_ACK_HOLD, AckHold.encode(35_000, 8_250_000), 1, T0 + 26_300, 0, 6,
+                        x -> x.pathId(0, 1).ceCount(0, 0).cumPsn(0, IPSN_A + 0x80).echoTimestampNs(0, T0 + 18_000)
+                        .sackWord(0, 0, 0L).sackWord(0, 1, 0L).sackWord(0, 2, 0L).sackWord(0, 3, 0L)
+                        .pathId(1, 3).ceCount(1, 0).cumPsn(1, IPSN_A + 0x70).echoTimestampNs(1, T0 + 17_900)
+                        .sackWord(1, 0, 0x0000000000000002L).sackWord(1, 1, 0L).sackWord(1, 2, 0L)
+                        .sackWord(1, 3, 0L));
             }
         };
 
@@ -279,6 +287,19 @@ public final class GoldenVectors {
             throw new IllegalStateException("sealed length " + sealed + " != " + bytes.length);
         }
         return bytes;
+    }
+
+    /**
+     * An ACK_BUNDLE from B to A with two entries (written by {@code entries} into an entry area), sent on
+     * {@code pathId} with {@code flags} and PSN-floor field {@code psnFloor}.
+     */
+    private static byte[] bundle(int flags, int psnFloor, int pathId, long timestampNs, int grantMbps, int rxMsn,
+                                 Consumer<AckBundleHeader> entries) {
+        MemorySegment x = MemorySegment.ofArray(new byte[AckBundleHeader.LENGTH + 2 * AckBundleHeader.ENTRY_LENGTH]);
+        entries.accept(new AckBundleHeader().wrap(x, 0));
+        byte[] payload = x.asSlice(AckBundleHeader.LENGTH).toArray(ValueLayout.JAVA_BYTE);
+        return frame(Opcode.ACK_BUNDLE, flags, QPN_A, QPN_B, pathId, 0, psnFloor, timestampNs, payload,
+                ext -> new AckBundleHeader().wrap(ext, 0).grantMbps(grantMbps).rxMsn(rxMsn));
     }
 
     /** A CM datagram: unsequenced (PSN 0, floor 0, path 0, flags 0); payload length counts the plane entries. */
@@ -383,7 +404,13 @@ public final class GoldenVectors {
         rows.add(row(BaseHeader.PATH_ID, "path id", dec(b.pathId())));
         rows.add(row(BaseHeader.PAYLOAD_LENGTH, "payload length", dec(b.payloadLength())));
         rows.add(row(BaseHeader.PSN, "PSN", hex32(b.psn())));
-        rows.add(row(BaseHeader.PSN_FLOOR, "PSN floor", hex32(b.psnFloor())));
+        if ((b.opcode() == Opcode.ACK || b.opcode() == Opcode.ACK_BUNDLE)
+                && (b.flags() & BaseHeader.FLAG_ACK_HOLD) != 0) {
+            rows.add(row(BaseHeader.PSN_FLOOR, "newest hold (us)", dec(b.psnFloor() >>> 16)));
+            rows.add(row(BaseHeader.PSN_FLOOR + 2, "longest hold (us)", dec(b.psnFloor() & 0xFFFF)));
+        } else {
+            rows.add(row(BaseHeader.PSN_FLOOR, "PSN floor", hex32(b.psnFloor())));
+        }
         rows.add(row(BaseHeader.SRC_QPN, "source QPN", hex32(b.srcQpn())));
         rows.add(row(BaseHeader.TIMESTAMP, "timestamp (ns)", dec(b.timestampNs())));
         int x = BaseHeader.LENGTH;
@@ -503,6 +530,9 @@ public final class GoldenVectors {
         }
         if ((f & BaseHeader.FLAG_ACK_REQ) != 0) {
             names.add("ACK_REQ");
+        }
+        if ((f & BaseHeader.FLAG_ACK_HOLD) != 0) {
+            names.add("ACK_HOLD");
         }
         return String.format("0x%04x", f) + (names.isEmpty() ? "" : " " + String.join("\\|", names));
     }
