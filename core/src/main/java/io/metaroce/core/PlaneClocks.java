@@ -36,13 +36,11 @@ final class PlaneClocks {
         used[plane] = true;
     }
 
-    /** When {@code plane}'s port can take a datagram: {@code nowNs} if it is idle (or the device is not paced). */
-    long freeAt(int plane, long nowNs) {
-        return used[plane] && freeNs[plane] - nowNs > 0 ? freeNs[plane] : nowNs;
-    }
-
-    /** Whether {@code plane}'s port holds more than one full-size datagram's worth of sending at {@code nowNs}. */
-    boolean backlogged(int plane, long nowNs) {
-        return used[plane] && freeNs[plane] - nowNs > backlogNs;
+    /**
+     * When a path on {@code plane} may be chosen, for comparing paths (PATH-19): {@code nowNs} while its port is not
+     * backlogged (it holds at most one full-size datagram besides the one it serializes), else when the port is free.
+     */
+    long choosableAtNs(int plane, long nowNs) {
+        return used[plane] && freeNs[plane] - nowNs > backlogNs ? freeNs[plane] : nowNs;
     }
 }

@@ -326,7 +326,7 @@ final class TransmitScheduler {
             }
             // PATH-19: a path whose plane's port is not backlogged, by the largest open window (PATH-11); when every
             // port is, the one free first
-            long free = planes.backlogged(p.plane, nowNs) ? planes.freeAt(p.plane, nowNs) : nowNs;
+            long free = planes.choosableAtNs(p.plane, nowNs);
             double open = p.shared.cc.cwndBytes() - p.shared.inflightBytes;
             if (best == null || free - bestFree < 0 || free == bestFree && open > bestOpen) {
                 best = p;
