@@ -173,8 +173,10 @@ final class PacketBuilder {
                 }
             }
         } else if (op == Opcode.NAK) {
-            new NakHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).code((int) ctx.num(st, "code", 0))
-                    .reserved((int) ctx.num(st, "resv", 0)).nakPsn((int) ib + (int) ctx.num(st, "nakpsn", 0))
+            int code = (int) ctx.num(st, "code", 0);
+            long nakBase = code == NakHeader.CODE_MISSING ? 0 : ib; // REL-16: a MISSING NAK names no PSN
+            new NakHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).code(code)
+                    .reserved((int) ctx.num(st, "resv", 0)).nakPsn((int) nakBase + (int) ctx.num(st, "nakpsn", 0))
                     .offset((int) ctx.num(st, "off", 0));
         } else if (op == Opcode.PROBE || op == Opcode.PROBE_REPLY) {
             long[] probe = ctx.iutProbe.getOrDefault(path, new long[2]);

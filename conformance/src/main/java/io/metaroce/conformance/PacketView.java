@@ -124,7 +124,8 @@ public final class PacketView {
             fields.put("msn", n.msn() & 0xFFFF_FFFFL);
             fields.put("code", (long) n.code());
             fields.put("resv", (long) n.reserved());
-            fields.put("nakpsn", (long) (n.nakPsn() - (int) receiverBase));
+            // REL-16: a MISSING NAK names no PSN; its field is shown raw (0 when correct)
+            fields.put("nakpsn", (long) (n.code() == NakHeader.CODE_MISSING ? n.nakPsn() : n.nakPsn() - (int) receiverBase));
             fields.put("off", n.offset() & 0xFFFF_FFFFL);
         } else if (opcode == Opcode.PROBE || opcode == Opcode.PROBE_REPLY) {
             ProbeHeader p = new ProbeHeader().wrap(seg, off);

@@ -35,6 +35,10 @@ public enum Counter {
     ROUTE_ALIVE_TIMEOUTS,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
     RACK_LOSSES,
+    /** Holes reported by this receiver with a NAK MISSING (REL-16). */
+    MISSING_NAKS,
+    /** Packets declared lost because the receiver reported their segment missing (REL-16). */
+    MISSING_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
     ECN_ECHOES,
     /** CE-marked data packets received. */

@@ -104,6 +104,15 @@ public final class EngineConfig {
      */
     public boolean tailCopy = true;
     /**
+     * REL-16: whether a receiver reports a message's missing segments with a NAK MISSING as soon as a later segment
+     * of the message arrived and the peer's slowest recent path can no longer explain the gap. Off by default: it
+     * helps chained collective steps under random loss (E1) but its delay estimate still takes some queue growth
+     * for loss (spurious resends in a lossless incast), and E5's all-to-all moved both ways over seeds.
+     */
+    public boolean missingNak = false;
+    /** REL-16: how long a missing segment is waited for beyond the lag of the peer's slowest recent path, in ns. */
+    public long missingNakMarginNs = 5_000;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -172,6 +181,8 @@ public final class EngineConfig {
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
     public EngineConfig pacingBurstBytes(int v) { pacingBurstBytes = v; return this; }
     public EngineConfig tailCopy(boolean v) { tailCopy = v; return this; }
+    public EngineConfig missingNak(boolean v) { missingNak = v; return this; }
+    public EngineConfig missingNakMarginNs(long v) { missingNakMarginNs = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
@@ -205,6 +216,8 @@ public final class EngineConfig {
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
         c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
+        c.missingNak = missingNak;
+        c.missingNakMarginNs = missingNakMarginNs;
         c.grantFraction = grantFraction;
         c.unscheduledBytes = unscheduledBytes;
         c.txRateBps = txRateBps;
@@ -230,6 +243,7 @@ public final class EngineConfig {
         require(minWindowBytes >= 1, "minWindowBytes must be >= 1, got " + minWindowBytes);
         require(ackEvery >= 1, "ackEvery must be >= 1");
         require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
+        require(missingNakMarginNs >= 0, "missingNakMarginNs must be >= 0");
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");

@@ -16,6 +16,23 @@ final class InboundMessages {
         int count;
         int rsn;
         int imm;
+        /**
+         * REL-16: the highest segment index received (-1: none), its sender timestamp, and when the holes below it
+         * are overdue.
+         */
+        int hiSeg;
+        long hiSentTs;
+        long hiDueNs;
+        /**
+         * REL-16: the pending check: holes below {@code dueSeg} (sent no later than {@code dueSentTs}, the sender's
+         * clock) are NAKed at {@code dueNs} (NO_DEADLINE: none).
+         */
+        int dueSeg;
+        long dueSentTs;
+        long dueNs;
+        /** REL-16: segments below this were checked (each hole is NAKed once); the path the NAK goes on. */
+        int nakUpTo;
+        int nakPath;
     }
 
     private static final int INITIAL = 8;
@@ -74,6 +91,16 @@ final class InboundMessages {
         mask = n - 1;
     }
 
+    /** Slots of the ring, for a scan over the tracked messages (REL-16); entries may be null or inactive. */
+    int slots() {
+        return ring.length;
+    }
+
+    /** The entry in ring slot {@code i} (null if never used). */
+    Msg slotAt(int i) {
+        return ring[i];
+    }
+
     Msg open(int msn, int op, int length, int mtu, int rsn, int imm) {
         Msg m = slot(msn);
         m.active = true;
@@ -85,6 +112,9 @@ final class InboundMessages {
         m.count = 0;
         m.rsn = rsn;
         m.imm = imm;
+        m.hiSeg = -1;
+        m.dueNs = Engine.NO_DEADLINE;
+        m.nakUpTo = 0;
         return m;
     }
 }

@@ -4,6 +4,7 @@ import io.metaroce.core.wire.AckHeader;
 import io.metaroce.core.wire.AckHold;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.NakHeader;
+import io.metaroce.core.wire.Opcode;
 
 import java.lang.foreign.MemorySegment;
 
@@ -207,6 +208,10 @@ final class LossRecovery {
         c.count(Counter.RX_NAKS);
         base.wrap(seg, 0);
         nak.wrap(seg, BaseHeader.LENGTH);
+        if (nak.code() == NakHeader.CODE_MISSING && base.payloadLength() == 0) {
+            onMissing(nowNs);
+            return;
+        }
         int psn = nak.nakPsn();
         int i = p.slot(psn);
         if (base.payloadLength() != 0 || psn - p.floor < 0 || psn - p.nextPsn >= 0
@@ -249,6 +254,51 @@ final class LossRecovery {
             }
         }
         c.advanceFloor(p, nowNs);
+    }
+
+    /**
+     * REL-16: the receiver reports a segment of a message missing while later ones arrived. The segment's record still
+     * in flight, sent at least its route's smallest round trip ago (a resend younger than that cannot be what the
+     * receiver missed), is lost: resent at once, and the route's window reacts as to any detected loss (CC-4).
+     */
+    private void onMissing(long nowNs) {
+        int msn = nak.msn();
+        int offset = nak.offset();
+        int mtu = c.cfg.mtu;
+        SendWqe w = c.sq.slotOfMsn(msn);
+        if (w == null || c.sq.live(w.serial) != w || w.msn != msn || w.done || w.op == Opcode.READ_REQ
+                || offset < 0 || offset % mtu != 0 || offset / mtu >= w.segments
+                || SendWqe.bit(w.acked, offset / mtu)) {
+            c.count(Counter.DROP_STALE_NAK); // acknowledged, completed or never sent: nothing to resend
+            return;
+        }
+        int seg = offset / mtu;
+        int revealedAt = nak.nakPsn(); // the revealing segment's timestamp, low 32 bits
+        boolean found = false;
+        for (Path q : c.paths) {
+            if (q.recordCapacity() == 0) {
+                continue;
+            }
+            for (int psn = q.floor; psn != q.nextPsn; psn++) {
+                int i = q.slot(psn);
+                if (q.recState[i] == Path.INFLIGHT && q.recQueue[i] == QpCore.Q_SEND && q.recSerial[i] == w.serial
+                        && q.recSeg[i] == seg && (int) q.recSentNs[i] - revealedAt <= 0) {
+                    if (q.rackStreak >= Rack.STREAK_LIMIT) {
+                        break; // as REL-14: a path that keeps losing without progress is left to its RTO (PATH-4)
+                    }
+                    c.declareLost(q, i, nowNs, 0, false);
+                    q.rackStreak++;
+                    c.count(Counter.MISSING_LOSSES);
+                    q.cc().onLoss(nowNs);
+                    c.advanceFloor(q, nowNs);
+                    found = true;
+                    break;
+                }
+            }
+        }
+        if (!found) {
+            c.count(Counter.DROP_STALE_NAK); // resent since the hole was seen, or acknowledged meanwhile
+        }
     }
 
     /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */

@@ -21,6 +21,8 @@ final class PeerLoad {
     long rttvarNs;
     /** RTO-10: the longest ACK hold time this peer reported recently. */
     final AckHoldEstimate ackHold;
+    /** REL-16: the recent largest one-way delay of this peer's data packets, as this engine receives them. */
+    final OneWayDelay oneWayDelay = new OneWayDelay();
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;

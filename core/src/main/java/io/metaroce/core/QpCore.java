@@ -33,6 +33,8 @@ final class QpCore {
     final RecvQueue rq;
     /** NAKs the responder owes (NAK-*). */
     final ControlRing naks = new ControlRing();
+    /** REL-16: the receiver's check for segments missing behind later ones of their message. */
+    final MissingSegments missing = new MissingSegments(this);
     /** Probe replies owed (PATH-10). */
     final ControlRing replies = new ControlRing();
 
@@ -258,6 +260,7 @@ final class QpCore {
         retx.clear();
         held.clear();
         naks.clear();
+        missing.reset();
         replies.clear();
         for (Path p : paths) {
             if (p.shared != null && p.shared.prober == p) {

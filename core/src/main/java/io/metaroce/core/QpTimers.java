@@ -2,8 +2,8 @@ package io.metaroce.core;
 
 /**
  * One QP's timers: delayed ACKs (ACK-2), retransmission timeouts (RTO-1), tail-loss probes (RTO-6), probe
- * deadlines (PATH-5), pacing, the REL-14 reordering timer, RNR holds (NAK-7), the probe budget (PATH-13) and the
- * connection timeout (PATH-9). {@link #nextDeadline()} is the earliest of them; {@link #onTimeout(long)} fires
+ * deadlines (PATH-5), pacing, the REL-14 reordering timer, the REL-16 missing-segment check, RNR holds (NAK-7),
+ * the probe budget (PATH-13) and the connection timeout (PATH-9). {@link #nextDeadline()} is the earliest of them; {@link #onTimeout(long)} fires
  * every one that expired and nothing else (spurious calls are no-ops).
  */
 final class QpTimers {
@@ -69,6 +69,9 @@ final class QpTimers {
         if (rack.timerNs < d) {
             d = rack.timerNs;
         }
+        if (c.missing.dueNs < d) {
+            d = c.missing.dueNs; // REL-16
+        }
         if (prober.throttled()) {
             d = Math.min(d, c.engine.probeBudget.nextTokenNs());
         }
@@ -114,6 +117,7 @@ final class QpTimers {
         if (rack.timerNs != Engine.NO_DEADLINE && rack.timerNs - nowNs <= 0) {
             rack.detect(nowNs); // re-arms itself if something is still pending
         }
+        c.missing.onTimer(nowNs); // REL-16: NAKs what is overdue, re-arms for the rest
         RetransmitQueue held = c.held;
         while (!held.isEmpty() && held.headNotBefore() - nowNs <= 0) {
             c.retx.push(held.headQueue(), held.headSerial(), held.headSeg(), held.headAttempt(), 0);

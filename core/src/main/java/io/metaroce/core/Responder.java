@@ -55,7 +55,7 @@ final class Responder {
         }
         c.count(Counter.RX_DATA_PACKETS);
         p.rxPackets++;
-        int verdict = op == Opcode.READ_REQ ? onReadRequest(p, seg, psn) : onDataPacket(p, seg, op, psn);
+        int verdict = op == Opcode.READ_REQ ? onReadRequest(p, seg, psn) : onDataPacket(nowNs, p, seg, op, psn, ecn);
         if (verdict == REJECT) {
             // SACK-4: a rejected packet is never marked accepted; the sender learns from the NAK or the gap.
             p.ackNow = true;
@@ -94,7 +94,7 @@ final class Responder {
         }
     }
 
-    private int onDataPacket(Path p, MemorySegment seg, int op, int psn) {
+    private int onDataPacket(long nowNs, Path p, MemorySegment seg, int op, int psn, int ecn) {
         data.wrap(seg, BaseHeader.LENGTH);
         int msn = data.msn();
         int msgLen = data.messageLength();
@@ -175,6 +175,7 @@ final class Responder {
         }
         SendWqe.set(m.bits, segIdx);
         m.count++;
+        c.missing.onSegment(m, segIdx, nowNs, base.timestampNs(), p, ecn == EngineConfig.ECN_CE); // REL-16
         if (m.count == m.segments) {
             retireInbound();
         }

@@ -63,16 +63,17 @@ public final class DeviceOptions {
     /**
      * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
      * of a few milliseconds are not taken for loss or failure (and the peer's reported ACK hold times taken into
-     * account, RTO-10), and ACK bundles (ACK-11: one ACK datagram per QP
-     * and receive batch instead of one per path, since every datagram is a kernel crossing). No device rate is set here: a device opened with
-     * {@link #rateFromLink} (the default) paces at its links' line rate where the kernel reports one, and
-     * otherwise leaves the rates off ({@link Device#rateSummary()} says which).
+     * account, RTO-10; a missing segment is NAKed 1 ms past the slowest path's lag, not 5 us, REL-16), and ACK
+     * bundles (ACK-11: one ACK datagram per QP and receive batch instead of one per path, since every datagram is a
+     * kernel crossing). No device rate is set here: a device opened with {@link #rateFromLink} (the default) paces
+     * at its links' line rate where the kernel reports one, and otherwise leaves the rates off
+     * ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
-                .ackHoldWindowNs(2_000_000_000L);
+                .ackHoldWindowNs(2_000_000_000L).missingNakMarginNs(1_000_000);
     }
 
     /** One local address per plane, in plane order. */

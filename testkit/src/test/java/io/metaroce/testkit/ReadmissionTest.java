@@ -22,8 +22,12 @@ class ReadmissionTest {
 
     @Test
     void aReadmittedPathDoesNotTimeOutOnItsFirstPacket() {
-        for (boolean routeProbing : new boolean[] {true, false}) {
-            EngineConfig cfg = new EngineConfig().paths(4).planes(2).routeProbing(routeProbing);
+        for (int variant = 0; variant < 4; variant++) {
+            boolean routeProbing = variant % 2 == 0;
+            // the outage's first losses are found by REL-14 alone, or (missingNak, the default) also by the receiver's
+            // MISSING NAKs (REL-16): both count against the same loss streak that leaves a dead path to its RTO
+            boolean missingNak = variant >= 2;
+            EngineConfig cfg = new EngineConfig().paths(4).planes(2).routeProbing(routeProbing).missingNak(missingNak);
             Network net = Network.datacenter(11, 2, cfg);
             int bytes = 256 << 10;
             Endpoint a = new Endpoint(net, 0, bytes);
@@ -33,7 +37,8 @@ class ReadmissionTest {
             net.at(DOWN_AT, () -> net.setPlaneUp(1, false));
             net.at(UP_AT, () -> net.setPlaneUp(1, true));
             long[] rackBeforeUp = new long[1];
-            net.at(UP_AT - 1, () -> rackBeforeUp[0] = net.engine(0).counters().get(Counter.RACK_LOSSES));
+            net.at(UP_AT - 1, () -> rackBeforeUp[0] = net.engine(0).counters().get(Counter.RACK_LOSSES)
+                    + net.engine(0).counters().get(Counter.MISSING_LOSSES));
             long[] timeoutsAtReadmission = {-1};
             long[] failoversAtReadmission = {-1};
             int[] posted = {0};
@@ -49,17 +54,24 @@ class ReadmissionTest {
                 }
                 return a.sendDone() == posted[0] && net.nowNs() >= UP_AT + 3 * MS;
             }, 2_000 * MS);
-            String what = "routeProbing=" + routeProbing + " " + net.engine(0).counters();
+            String what = "routeProbing=" + routeProbing + " missingNak=" + missingNak + " " + net.engine(0).counters();
             assertTrue(done, "every write completes: " + what);
             assertTrue(a.sendStatuses.stream().allMatch(st -> st == WcStatus.SUCCESS), what);
             assertEquals(-1, a.src.segment().mismatch(b.dst.segment()), "data: " + what);
-            assertTrue(rackBeforeUp[0] > 0, "the outage's first losses were found by REL-14: " + what);
+            assertTrue(rackBeforeUp[0] > 0, "the outage's first losses were found by REL-14 or REL-16: " + what);
+            if (!missingNak) {
+                assertEquals(0, c0(net, Counter.MISSING_LOSSES), what);
+            }
             assertTrue(failoversAtReadmission[0] > 0, "plane 1's paths failed: " + what);
             assertTrue(timeoutsAtReadmission[0] >= 0, "every path was re-admitted: " + what);
             var c = net.engine(0).counters();
             assertEquals(timeoutsAtReadmission[0], c.get(Counter.TIMEOUTS), "no timeout after re-admission: " + what);
             assertEquals(failoversAtReadmission[0], c.get(Counter.PATH_FAILOVERS), what);
         }
+    }
+
+    private static long c0(Network net, Counter k) {
+        return net.engine(0).counters().get(k);
     }
 
     private static boolean allActive(Endpoint e) {

@@ -37,6 +37,12 @@ public final class NakHeader {
     public static final int CODE_INVALID_REQUEST = 5;
     /** The responder QP cannot take the request now (read-response resources exhausted); retried. */
     public static final int CODE_BUSY = 6;
+    /**
+     * REL-16: the segment at {@code offset} of message {@code MSN} has not arrived while a later one of the message
+     * has; resend it. Names no PSN (the receiver cannot know which path carried it): the NAKed PSN field carries the
+     * low 32 bits of the later segment's timestamp, and only a transmission sent no later than that is resent.
+     */
+    public static final int CODE_MISSING = 7;
 
     private MemorySegment seg;
     private long base;
@@ -71,6 +77,7 @@ public final class NakHeader {
             case CODE_NO_PERMISSION -> "NO_PERMISSION";
             case CODE_INVALID_REQUEST -> "INVALID_REQUEST";
             case CODE_BUSY -> "BUSY";
+            case CODE_MISSING -> "MISSING";
             default -> "UNKNOWN(" + code + ")";
         };
     }

@@ -377,6 +377,8 @@ public final class MetaRoceTransport implements Transport {
         m.put("tail_losses", sum(Counter.TAIL_LOSSES));
         m.put("tail_copies", sum(Counter.TAIL_COPIES));
         m.put("rack_losses", sum(Counter.RACK_LOSSES));
+        m.put("missing_naks", sum(Counter.MISSING_NAKS));
+        m.put("missing_losses", sum(Counter.MISSING_LOSSES));
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));
         m.put("duplicate_data", sum(Counter.DUPLICATE_DATA));

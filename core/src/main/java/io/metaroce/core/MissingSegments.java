@@ -1,0 +1,108 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.NakHeader;
+
+/**
+ * REL-16, the receiver's side of loss detection: a segment of a message that is still missing when a later segment
+ * of the same message has arrived, and the lag the peer's slowest recent path could explain ({@link OneWayDelay})
+ * plus a margin has passed, is reported to the sender at once with a NAK {@code MISSING} naming the message and the
+ * segment's offset. The sender cannot see such a loss when the lost packet was the last one on its path (no later
+ * PSN on that path is acknowledged); this names it half a round trip after the receiver knows, instead of a probe
+ * or a timeout later. Each hole of a message is reported once; what happens to the resend is the sender's business.
+ */
+final class MissingSegments {
+    private final QpCore c;
+    /** The earliest pending check of any message of this QP (NO_DEADLINE: none). */
+    long dueNs = Engine.NO_DEADLINE;
+
+    MissingSegments(QpCore c) {
+        this.c = c;
+    }
+
+    void reset() {
+        dueNs = Engine.NO_DEADLINE;
+    }
+
+    /**
+     * Segment {@code segIdx} of {@code m}, stamped {@code sentTs} by the peer, was placed at {@code nowNs}; it came on
+     * path {@code p}, CE-marked if {@code ce} (then it reveals no hole: a queue is building, and what was sent before
+     * it on another path may be late rather than lost). Call after counting it and before the message may retire.
+     */
+    void onSegment(InboundMessages.Msg m, int segIdx, long nowNs, long sentTs, Path p, boolean ce) {
+        if (!c.cfg.missingNak) {
+            return;
+        }
+        OneWayDelay owd = p.shared == null ? null : p.shared.peerLoad.oneWayDelay;
+        long lag = 0;
+        if (owd != null) {
+            owd.sample(nowNs, sentTs);
+            lag = owd.lagNs(nowNs, sentTs);
+        }
+        if (segIdx <= m.hiSeg || m.count == m.segments || ce) {
+            return;
+        }
+        // a message's segments leave in order: every segment below this one was sent before it, and is overdue once
+        // the slowest recent path's lag over this packet's delay, and the margin, have passed
+        m.hiSeg = segIdx;
+        m.hiSentTs = sentTs;
+        m.hiDueNs = nowNs + lag + c.cfg.missingNakMarginNs;
+        m.nakPath = p.id;
+        if (m.dueNs == Engine.NO_DEADLINE && segIdx > m.nakUpTo) {
+            m.dueSeg = segIdx;
+            m.dueSentTs = sentTs;
+            m.dueNs = m.hiDueNs;
+            if (m.dueNs < dueNs) {
+                dueNs = m.dueNs;
+            }
+        }
+    }
+
+    /** Runs the checks that are due; re-arms {@link #dueNs} for the rest. */
+    void onTimer(long nowNs) {
+        if (dueNs == Engine.NO_DEADLINE || dueNs - nowNs > 0) {
+            return;
+        }
+        long next = Engine.NO_DEADLINE;
+        InboundMessages inbound = c.inbound;
+        for (int i = 0, n = inbound.slots(); i < n; i++) {
+            InboundMessages.Msg m = inbound.slotAt(i);
+            if (m == null || !m.active) {
+                continue;
+            }
+            while (m.dueNs != Engine.NO_DEADLINE && m.dueNs - nowNs <= 0) {
+                nakHoles(m, m.dueSeg);
+                if (m.hiSeg > m.dueSeg) {
+                    m.dueSeg = m.hiSeg;
+                    m.dueSentTs = m.hiSentTs;
+                    m.dueNs = m.hiDueNs;
+                } else {
+                    m.dueNs = Engine.NO_DEADLINE;
+                }
+            }
+            if (m.dueNs < next) {
+                next = m.dueNs;
+            }
+        }
+        dueNs = next;
+    }
+
+    /**
+     * NAKs every hole of {@code m} below segment {@code below} not reported before. The NAKed PSN field carries the
+     * low 32 bits of the sender timestamp of segment {@code below}: the requester resends only what it sent no later
+     * than that (a resend made since is not what this receiver missed).
+     */
+    private void nakHoles(InboundMessages.Msg m, int below) {
+        int mtu = c.cfg.mtu;
+        for (int s = m.nakUpTo; s < below; s++) {
+            if (SendWqe.bit(m.bits, s)) {
+                continue;
+            }
+            if (c.naks.pushNak(m.nakPath, (int) m.dueSentTs, m.msn, NakHeader.CODE_MISSING, s * mtu)) {
+                c.count(Counter.MISSING_NAKS);
+            } else {
+                c.count(Counter.NAK_QUEUE_OVERFLOW); // the sender's own detection (REL-3, REL-14, RTO-6) remains
+            }
+        }
+        m.nakUpTo = Math.max(m.nakUpTo, below);
+    }
+}
