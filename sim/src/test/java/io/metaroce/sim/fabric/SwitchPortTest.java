@@ -25,11 +25,7 @@ class SwitchPortTest {
         EventLoop loop = new EventLoop();
         PacketPool pool = new PacketPool(9000);
         List<Long> arrivals = new ArrayList<>();
-        Link link = new Link(loop, pool, 100_000_000_000L, Units.psFromNs(700), new SplittableRandom(1), "l");
-        link.connect((p, in) -> {
-            arrivals.add(loop.nowPs() * 4096 + p.seq * 2L + (p.ecn == Ecn.CE ? 1 : 0));
-            pool.release(p);
-        }, 0);
+        Link link = recordedLink(loop, pool, 1, arrivals);
         SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));
         port.setPfc(packetByPacket);
         port.setWireSize(24, 64);
@@ -37,20 +33,39 @@ class SwitchPortTest {
         long t = 0;
         for (int i = 0; i < 2_000; i++) {
             t += r.nextInt(4) == 0 ? r.nextLong(Units.psFromNs(2_000)) : 0; // bursts, then gaps
-            int tag = i;
-            int len = r.nextInt(10) == 0 ? 40 : 100 + r.nextInt(8000);
-            boolean data = len > 40;
-            loop.schedule(t, arg -> {
-                Packet p = pool.alloc();
-                p.length = len;
-                p.data = data;
-                p.ecn = 1;
-                p.seq = tag;
-                port.enqueue(p);
-            }, 0);
+            enqueueAt(loop, pool, port, t, i, r.nextInt(10) == 0 ? 40 : 100 + r.nextInt(8000), null);
         }
         loop.run(Long.MAX_VALUE);
         return new Outcome(arrivals, port.dropped(), port.ecnMarked(), port.maxQueuedBytes());
+    }
+
+    /** A 100 Gb/s link of 700 ns drawing loss from {@code seed}, recording arrivals as (time, tag, CE) words. */
+    private static Link recordedLink(EventLoop loop, PacketPool pool, long seed, List<Long> arrivals) {
+        Link link = new Link(loop, pool, 100_000_000_000L, Units.psFromNs(700), new SplittableRandom(seed), "l");
+        link.connect((p, in) -> {
+            arrivals.add(loop.nowPs() * 4096 + p.seq * 2L + (p.ecn == Ecn.CE ? 1 : 0));
+            pool.release(p);
+        }, 0);
+        return link;
+    }
+
+    /**
+     * Schedules at {@code t} a packet tagged {@code tag} of {@code len} bytes (data unless 40 bytes, ECT) into
+     * {@code port}; {@code queues}, if not null, gets the port's queued bytes after it.
+     */
+    private static void enqueueAt(EventLoop loop, PacketPool pool, SwitchPort port, long t, int tag, int len,
+                                  List<Long> queues) {
+        loop.schedule(t, arg -> {
+            Packet p = pool.alloc();
+            p.length = len;
+            p.data = len > 40;
+            p.ecn = 1;
+            p.seq = tag;
+            port.enqueue(p);
+            if (queues != null) {
+                queues.add(port.queuedBytes());
+            }
+        }, 0);
     }
 
     @Test
@@ -94,11 +109,7 @@ class SwitchPortTest {
         EventLoop loop = new EventLoop();
         PacketPool pool = new PacketPool(4000);
         List<Long> arrivals = new ArrayList<>();
-        Link link = new Link(loop, pool, 100_000_000_000L, Units.psFromNs(700), new SplittableRandom(seed), "l");
-        link.connect((p, in) -> {
-            arrivals.add(loop.nowPs() * 4096 + p.seq * 2L + (p.ecn == Ecn.CE ? 1 : 0));
-            pool.release(p);
-        }, 0);
+        Link link = recordedLink(loop, pool, seed, arrivals);
         link.setLoss(0.2);
         SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));
         port.setPfc(packetByPacket);
@@ -116,20 +127,10 @@ class SwitchPortTest {
                 t += Units.psFromNs(4);
                 len = 40;
             }
-            int tag = i;
-            boolean data = len > 40;
             if (i == 1_990) {
                 loop.schedule(t, arg -> link.setUp(false), 0);
             }
-            loop.schedule(t, arg -> {
-                Packet p = pool.alloc();
-                p.length = len;
-                p.data = data;
-                p.ecn = 1;
-                p.seq = tag;
-                port.enqueue(p);
-                queues.add(port.queuedBytes());
-            }, 0);
+            enqueueAt(loop, pool, port, t, i, len, queues);
         }
         loop.run(Long.MAX_VALUE);
         return new Outcome(arrivals, port.dropped(), port.ecnMarked(), port.maxQueuedBytes());
