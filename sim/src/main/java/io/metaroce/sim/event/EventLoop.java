@@ -7,9 +7,10 @@ package io.metaroce.sim.event;
  * <p>The store is a calendar queue: a wheel of 4,096 buckets of 4.1 ns covers the next 16.8 us, which holds
  * nearly every event of a fabric (a hop is a link delay plus a queue); an event goes into its bucket's list in
  * O(1) ({@link BucketLists}: an entry holds the event's time within its bucket and its node, so a bucket is read
- * without visiting its nodes), and a bucket is sorted once when its time comes, then read in order. Events beyond the window (timeouts) wait in a
- * 4-ary heap and enter the wheel when the window reaches them. A heap of every pending event touched a new cache
- * line per level and per array on each removal (the simulator's top frame at 1,024 hosts).
+ * without visiting its nodes), and a bucket is sorted once when its time comes, then read in order. Events beyond
+ * the window (timeouts) wait in a 4-ary heap and enter the wheel when the window reaches them. A heap of every
+ * pending event touched a new cache line per level and per array on each removal (the simulator's top frame at
+ * 1,024 hosts).
  *
  * <p>Order inside a bucket: a bucket's list is in scheduling order (events that enter from the heap do so when
  * their bucket joins the window, before anything can be scheduled into it directly, and in (time, sequence)

@@ -68,7 +68,8 @@ public final class Link implements EventHandler {
     private int tail;
     /**
      * The oldest entry the sending port still reads (its queue's head, set by the port; {@link #tail} for a port
-     * in a serial mode, which keeps its own queue): entries from the earlier of it and {@link #head} stay in the ring.
+     * in a serial mode, which keeps its own queue): entries from the earlier of it and {@link #head} stay in the
+     * ring.
      */
     int queueSeq;
     private boolean scheduled;

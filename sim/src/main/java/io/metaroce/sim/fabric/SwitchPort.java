@@ -15,10 +15,10 @@ import java.util.SplittableRandom;
  * <p>Without PFC the port costs no event of its own: a FIFO at a constant rate knows at enqueue time when each
  * packet's last bit leaves ({@code max(now, previous departure) + serialization}), so the packet is handed to
  * the link at once with that departure time, and the port's queue is the newest entries of the link's ring (the
- * arrival time less the link's delay is the departure, the info word gives the size): the port keeps only where its
- * queue starts there, and moves that past the packets already departed whenever it looks at its queue. The queue a packet sees on arrival (drop-tail, ECN) is
- * exactly the one of a port that serializes packet by packet; one event per hop is saved (htsim's queue and
- * pipe cost two).
+ * arrival time less the link's delay is the departure, the info word gives the size): the port keeps only where
+ * its queue starts there, and moves that past the packets already departed whenever it looks at its queue. The
+ * queue a packet sees on arrival (drop-tail, ECN) is exactly the one of a port that serializes packet by packet;
+ * one event per hop is saved (htsim's queue and pipe cost two).
  *
  * <p>PFC: with {@link #setPfc} on, the port serializes packet by packet with one pending event (the end of the
  * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
@@ -142,10 +142,7 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("PFC mode changes only on an empty port");
         }
         rare.pfc = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
-        if (serial && slots.length == 0) {
-            slots = new long[2 * INITIAL_RING];
-        }
+        updateSerial();
     }
 
     /**
@@ -157,10 +154,7 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("the ECN marking point changes only on an empty port");
         }
         this.ecnAtDequeue = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
-        if (serial && slots.length == 0) {
-            slots = new long[2 * INITIAL_RING];
-        }
+        updateSerial();
     }
 
     /** Trims data packets the buffer cannot take instead of dropping them (see the class comment). */
@@ -169,13 +163,18 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("trimming changes only on an empty port");
         }
         this.trimming = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
-        if (serial && slots.length == 0) {
-            slots = new long[2 * INITIAL_RING];
-        }
+        updateSerial();
         if (on && rare.prio.length == 0) {
             rare.prio = new int[INITIAL_RING];
             rare.prioLengths = new int[INITIAL_RING];
+        }
+    }
+
+    /** Serial when any mode needs it; the port's own queue exists from then on. */
+    private void updateSerial() {
+        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        if (serial && slots.length == 0) {
+            slots = new long[2 * INITIAL_RING];
         }
     }
 
@@ -215,7 +214,7 @@ public final class SwitchPort implements EventHandler {
         return count;
     }
 
-    /** Without a serial mode: forgets the packets whose last bit has left by now (moves its queue's start in the link). */
+    /** Without a serial mode: forgets the packets whose last bit has left by now (its queue's start moves on). */
     private void settle() {
         if (serial) {
             return;

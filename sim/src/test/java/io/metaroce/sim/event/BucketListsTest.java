@@ -47,7 +47,8 @@ class BucketListsTest {
                 assertEquals(want.size(), lists.count(b), "count of bucket " + b);
                 long[] out = new long[want.size()];
                 assertEquals(want.size(), lists.take(b, out));
-                assertArrayEquals(want.stream().mapToLong(Long::longValue).toArray(), out, "bucket " + b + " round " + round);
+                assertArrayEquals(want.stream().mapToLong(Long::longValue).toArray(), out,
+                        "bucket " + b + " round " + round);
                 assertEquals(0, lists.count(b));
                 assertEquals(0, lists.take(b, new long[0]));
             }
