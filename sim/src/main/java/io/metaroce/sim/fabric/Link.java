@@ -214,6 +214,10 @@ public final class Link implements EventHandler {
         r[RING_STRIDE * j + 2] = info;
         f[j] = p;
         tail++;
+        if (p == null && count == 0) {
+            head = tail; // nothing in flight ahead of it: skipped at once (an entry with a packet heads the flight)
+            return;
+        }
         count++;
         if (p != null && !scheduled) {
             scheduled = true;

@@ -105,6 +105,29 @@ class SwitchPortTest {
         }
     }
 
+    /**
+     * A port sending into a link that stays down (it keeps serializing, as a real port does): the entries the link
+     * keeps for the port's queue are skipped at once, so the ring stays as small as the queue, however long the
+     * outage.
+     */
+    @Test
+    void aLinkDownForLongKeepsItsRingAsSmallAsThePortsQueue() {
+        EventLoop loop = new EventLoop();
+        PacketPool pool = new PacketPool(16);
+        Link link = recordedLink(loop, pool, 1, new ArrayList<>());
+        SwitchPort port = new SwitchPort(loop, pool, link, 60_000, -1, 0, 0, new SplittableRandom(2));
+        port.setWireSize(24, 64);
+        link.setUp(false);
+        int ringBefore = link.ring.length;
+        for (int i = 0; i < 10_000; i++) {
+            enqueueAt(loop, pool, port, Units.psFromNs(10) * i, i, 40, null); // 64 B every 10 ns at 100 Gb/s
+        }
+        loop.run(Long.MAX_VALUE);
+        assertEquals(10_000, port.enqueued());
+        assertEquals(10_000, link.dropped());
+        assertEquals(ringBefore, link.ring.length, "ring words after 10,000 packets into a down link");
+    }
+
     private static Outcome runWithLoss(boolean packetByPacket, long seed, List<Long> queues) {
         EventLoop loop = new EventLoop();
         PacketPool pool = new PacketPool(4000);
