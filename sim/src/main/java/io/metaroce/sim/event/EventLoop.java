@@ -6,9 +6,11 @@ package io.metaroce.sim.event;
  *
  * <p>The store is a calendar queue: a wheel of 4,096 buckets of 4.1 ns covers the next 16.8 us, which holds
  * nearly every event of a fabric (a hop is a link delay plus a queue); an event goes into its bucket's list in
- * O(1), and a bucket is sorted once when its time comes, then read in order. Events beyond the window (timeouts) wait in a
- * 4-ary heap and enter the wheel when the window reaches them. A heap of every pending event touched a new cache
- * line per level and per array on each removal (the simulator's top frame at 1,024 hosts).
+ * O(1) ({@link BucketLists}: an entry holds the event's time within its bucket and its node, so a bucket is read
+ * without visiting its nodes), and a bucket is sorted once when its time comes, then read in order. Events beyond
+ * the window (timeouts) wait in a 4-ary heap and enter the wheel when the window reaches them. A heap of every
+ * pending event touched a new cache line per level and per array on each removal (the simulator's top frame at
+ * 1,024 hosts).
  *
  * <p>Order inside a bucket: a bucket's list is in scheduling order (events that enter from the heap do so when
  * their bucket joins the window, before anything can be scheduled into it directly, and in (time, sequence)
@@ -28,15 +30,14 @@ public final class EventLoop {
     private static final int NIL = -1;
 
     /**
-     * Pending events on the wheel, four words per node: [4n] time ps, [4n + 1] sequence, [4n + 2] argument,
-     * [4n + 3] the next node of its bucket (or of the free list); the handler in {@code handlers[n]}.
+     * Pending events on the wheel, two words per node: [2n] sequence (while free: the next free node), [2n + 1]
+     * argument; the handler in {@code handlers[n]}. The time is in the node's bucket entry ({@link #entry}).
      */
-    private long[] nodes = new long[4 * 1024];
+    private long[] nodes = new long[2 * 1024];
     private EventHandler[] handlers = new EventHandler[1024];
     private int freeNode = NIL;
     private int nodesMade;
-    private final int[] bucketHead = new int[BUCKETS];
-    private final int[] bucketTail = new int[BUCKETS];
+    private final BucketLists buckets = new BucketLists(BUCKETS);
     private final long[] occupied = new long[BUCKETS / 64];
     /** The bucket (time >>> SHIFT) whose events are in {@link #current}, sorted; its own list stays empty. */
     private long currentBucket;
@@ -45,7 +46,7 @@ public final class EventLoop {
     private int currentPos;
     private int currentLen;
     private long[] sortKeys = new long[256];
-    private int[] listed = new int[256];
+    private long[] listed = new long[256]; // a bucket's entries in list order
     private final EventHeap far = new EventHeap();
 
     private int size;
@@ -61,8 +62,6 @@ public final class EventLoop {
 
     /** An empty loop at time 0. */
     public EventLoop() {
-        java.util.Arrays.fill(bucketHead, NIL);
-        java.util.Arrays.fill(bucketTail, NIL);
     }
 
     /** Current virtual time, picoseconds. */
@@ -98,11 +97,11 @@ public final class EventLoop {
             far.add(timePs, seq, arg, handler);
             return seq;
         }
-        int n = newNode(timePs, seq, arg, handler);
+        int n = newNode(seq, arg, handler);
         if (ahead <= 0) {
             insertCurrent(n, timePs);
         } else {
-            append((int) (timePs >>> SHIFT) & MASK, n);
+            append(timePs, n);
         }
         return seq;
     }
@@ -112,35 +111,35 @@ public final class EventLoop {
         return schedule(nowPs + delayPs, handler, arg);
     }
 
-    private int newNode(long timePs, long seq, long arg, EventHandler handler) {
+    private int newNode(long seq, long arg, EventHandler handler) {
         int n = freeNode;
         if (n != NIL) {
-            freeNode = (int) nodes[4 * n + 3];
+            freeNode = (int) nodes[2 * n];
         } else {
             if (nodesMade == handlers.length) {
-                nodes = java.util.Arrays.copyOf(nodes, 8 * nodesMade);
+                nodes = java.util.Arrays.copyOf(nodes, 4 * nodesMade);
                 handlers = java.util.Arrays.copyOf(handlers, 2 * nodesMade);
             }
             n = nodesMade++;
         }
-        int o = 4 * n;
-        nodes[o] = timePs;
-        nodes[o + 1] = seq;
-        nodes[o + 2] = arg;
+        nodes[2 * n] = seq;
+        nodes[2 * n + 1] = arg;
         handlers[n] = handler;
         return n;
     }
 
-    private void append(int slot, int n) {
-        nodes[4 * n + 3] = NIL;
-        int tail = bucketTail[slot];
-        if (tail == NIL) {
-            bucketHead[slot] = n;
+    /** A bucket entry: node {@code n}'s time within its bucket (high word) and the node (low word). */
+    private static long entry(long timePs, int n) {
+        return (timePs & ((1L << SHIFT) - 1)) << 32 | n;
+    }
+
+    /** Appends node {@code n}, due at {@code timePs} (on the wheel, after the current bucket), to its bucket. */
+    private void append(long timePs, int n) {
+        int slot = (int) (timePs >>> SHIFT) & MASK;
+        if (buckets.count(slot) == 0) {
             occupied[slot >>> 6] |= 1L << slot;
-        } else {
-            nodes[4 * tail + 3] = n;
         }
-        bucketTail[slot] = n;
+        buckets.append(slot, entry(timePs, n));
     }
 
     /** An event of the current bucket (or earlier): after every pending event of the same or an earlier time. */
@@ -178,9 +177,9 @@ public final class EventLoop {
         currentBucket = next;
         while (far.size() > 0 && (far.minTime() >>> SHIFT) - next < BUCKETS) { // the window reached them
             long t = far.minTime();
-            int n = newNode(t, far.minSeq(), far.minArg(), far.minHandler());
+            int n = newNode(far.minSeq(), far.minArg(), far.minHandler());
             far.removeMin();
-            append((int) (t >>> SHIFT) & MASK, n);
+            append(t, n);
         }
         load((int) next & MASK);
     }
@@ -204,37 +203,39 @@ public final class EventLoop {
 
     /** Takes bucket {@code slot}'s list as the current events, sorted by time, stable (see the class comment). */
     private void load(int slot) {
-        int n = bucketHead[slot];
-        bucketHead[slot] = NIL;
-        bucketTail[slot] = NIL;
         occupied[slot >>> 6] &= ~(1L << slot);
-        long base = currentBucket << SHIFT;
-        int count = 0;
-        boolean sorted = true;
-        long prev = Long.MIN_VALUE;
-        for (; n != NIL; n = (int) nodes[4 * n + 3]) {
-            if (count == listed.length) {
-                listed = java.util.Arrays.copyOf(listed, 2 * count);
-                sortKeys = java.util.Arrays.copyOf(sortKeys, 2 * count);
-            }
-            long t = nodes[4 * n];
-            sorted &= t >= prev;
-            prev = t;
-            listed[count] = n;
-            sortKeys[count] = (t - base) << 32 | count; // time within the bucket, then list (scheduling) order
-            count++;
+        int count = buckets.count(slot);
+        if (listed.length < count) {
+            listed = new long[Math.max(count, 2 * listed.length)];
+            sortKeys = new long[listed.length];
         }
+        long[] e = listed;
+        buckets.take(slot, e);
         if (current.length < count) {
             current = new int[Math.max(count, 2 * current.length)];
             currentTimes = new long[current.length];
         }
-        if (!sorted) {
-            java.util.Arrays.sort(sortKeys, 0, count);
-        }
+        long base = currentBucket << SHIFT;
+        boolean sorted = true;
+        long prev = 0;
         for (int j = 0; j < count; j++) {
-            long key = sortKeys[j];
-            current[j] = listed[(int) key];
-            currentTimes[j] = base + (key >>> 32);
+            long t = e[j] >>> 32;
+            sorted &= t >= prev;
+            prev = t;
+            current[j] = (int) e[j];
+            currentTimes[j] = base + t;
+        }
+        if (!sorted) {
+            long[] keys = sortKeys;
+            for (int j = 0; j < count; j++) {
+                keys[j] = (e[j] >>> 32) << 32 | j; // time within the bucket, then list (scheduling) order
+            }
+            java.util.Arrays.sort(keys, 0, count);
+            for (int j = 0; j < count; j++) {
+                long key = keys[j];
+                current[j] = (int) e[(int) key];
+                currentTimes[j] = base + (key >>> 32);
+            }
         }
         currentPos = 0;
         currentLen = count;
@@ -256,11 +257,11 @@ public final class EventLoop {
                 return false;
             }
             int n = current[currentPos++];
-            int o = 4 * n;
-            currentSeq = nodes[o + 1];
-            long arg = nodes[o + 2];
+            int o = 2 * n;
+            currentSeq = nodes[o];
+            long arg = nodes[o + 1];
             EventHandler h = handlers[n]; // the slot keeps its reference until reused: handlers live for the run
-            nodes[o + 3] = freeNode;
+            nodes[o] = freeNode;
             freeNode = n;
             size--;
             nowPs = t;

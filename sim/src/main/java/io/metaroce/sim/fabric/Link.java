@@ -9,6 +9,12 @@ import java.util.SplittableRandom;
  * A unidirectional wire: propagation delay, random loss, up/down. Serialization happens at the sending
  * {@link SwitchPort}; the link only delays. Like htsim's pipe it keeps exactly one pending event: packets in
  * flight sit in a FIFO ring (arrival times are monotonic) and only the head is scheduled.
+ *
+ * <p>The ring is also the sending port's queue: a port without a serial mode hands each packet over when it
+ * queues it, with its departure time, so the packets it still holds are the ring's newest entries, and it reads
+ * them there ({@link #queueSeq}) instead of keeping a queue of its own. So that the port sees every packet it
+ * queued, a packet the link loses (random loss, link down) keeps its entry, without its packet: the link skips
+ * such entries and schedules no event for them.
  */
 public final class Link implements EventHandler {
     /** Initial in-flight ring size (grows by doubling): small, as a large fabric has tens of thousands of links. */
@@ -47,15 +53,25 @@ public final class Link implements EventHandler {
 
     /**
      * Packets in flight, a power-of-two ring of {@code inFlight.length} entries: {@code ring[3j]} the arrival time
-     * ps of {@code inFlight[j]} (the packet itself: delivering it reads no pool table), {@code ring[3j + 1]} and
-     * {@code ring[3j + 2]} its route and info words ({@link Packet#route}): what the far switch reads to route and
-     * queue it, so that a hop through a switch does not read the packet.
+     * ps of {@code inFlight[j]} (the packet itself: delivering it reads no pool table; null when it was lost),
+     * {@code ring[3j + 1]} and {@code ring[3j + 2]} its route and info words ({@link Packet#route}): what the far
+     * switch reads to route and queue it, so that a hop through a switch does not read the packet. Entries are
+     * numbered by the order they entered (an int that may wrap); entry {@code e} is at {@code j = e & (length - 1)}.
      */
-    private long[] ring = new long[RING_STRIDE * INITIAL_RING];
+    long[] ring = new long[RING_STRIDE * INITIAL_RING];
     private Packet[] inFlight = new Packet[INITIAL_RING];
-    private static final int RING_STRIDE = 3;
+    static final int RING_STRIDE = 3;
+    /** The next entry to deliver; {@code count} entries from it are in flight. */
     private int head;
     private int count;
+    /** The next entry to enter. */
+    private int tail;
+    /**
+     * The oldest entry the sending port still reads (its queue's head, set by the port; {@link #tail} for a port
+     * in a serial mode, which keeps its own queue): entries from the earlier of it and {@link #head} stay in the
+     * ring.
+     */
+    int queueSeq;
     private boolean scheduled;
 
     private long packets;
@@ -124,13 +140,16 @@ public final class Link implements EventHandler {
             }
         }
         if (!isUp && up) {
-            while (count > 0) {
-                Packet p = inFlight[head];
-                inFlight[head] = null;
-                head = (head + 1) & (inFlight.length - 1);
+            while (count > 0) { // the entries stay for the sending port, which still counts them as queued
+                int j = head & (inFlight.length - 1);
+                Packet p = inFlight[j];
+                inFlight[j] = null;
+                head++;
                 count--;
-                rare.dropped++;
-                pool.release(p);
+                if (p != null) {
+                    rare.dropped++;
+                    pool.release(p);
+                }
             }
         }
         up = isUp;
@@ -156,12 +175,13 @@ public final class Link implements EventHandler {
     public long lossDrops() { return rare.lossDrops; }
 
     /**
-     * Called by the sending port with the time {@code departPs} (now or later, never before an earlier packet's)
-     * at which the last bit of {@code p} ({@code wireBytes} on the wire) is serialized; it arrives one delay
-     * later. Loss and the link's state are decided now.
+     * Called by the sending port in a serial mode with the time {@code departPs} (now or later, never before an
+     * earlier packet's) at which the last bit of {@code p} ({@code wireBytes} on the wire) is serialized; it arrives
+     * one delay later. Loss and the link's state are decided now.
      */
     void send(Packet p, int wireBytes, long departPs) {
         send(p, Packet.route(p), Packet.info(p), wireBytes, departPs);
+        queueSeq = tail; // the port keeps its own queue
     }
 
     /** As {@link #send(Packet, int, long)}, with the packet's route and info words ({@link Packet#route}). */
@@ -178,45 +198,52 @@ public final class Link implements EventHandler {
                 rare.lossDrops++;
             }
             pool.release(p);
-            return;
+            p = null; // the entry stays for the sending port's queue; the link skips it
         }
         Packet[] f = inFlight;
-        if (count == f.length) {
-            growRing();
+        int keepFrom = queueSeq - head < 0 ? queueSeq : head;
+        if (tail - keepFrom == f.length) {
+            growRing(keepFrom);
             f = inFlight;
         }
-        int tail = (head + count) & (f.length - 1);
+        int j = tail & (f.length - 1);
         long at = departPs + delayPs;
         long[] r = ring;
-        r[RING_STRIDE * tail] = at;
-        r[RING_STRIDE * tail + 1] = route;
-        r[RING_STRIDE * tail + 2] = info;
-        f[tail] = p;
+        r[RING_STRIDE * j] = at;
+        r[RING_STRIDE * j + 1] = route;
+        r[RING_STRIDE * j + 2] = info;
+        f[j] = p;
+        tail++;
+        if (p == null && count == 0) {
+            head = tail; // nothing in flight ahead of it: skipped at once (an entry with a packet heads the flight)
+            return;
+        }
         count++;
-        if (!scheduled) {
+        if (p != null && !scheduled) {
             scheduled = true;
             loop.schedule(at, this, 0);
         }
     }
 
-    private void growRing() {
+    /** Doubles the ring, keeping the entries from {@code keepFrom} on at their numbers. */
+    private void growRing(int keepFrom) {
         int n = inFlight.length;
         long[] a = new long[RING_STRIDE * 2 * n];
         Packet[] f = new Packet[2 * n];
-        for (int i = 0; i < count; i++) {
-            int j = (head + i) & (n - 1);
-            System.arraycopy(ring, RING_STRIDE * j, a, RING_STRIDE * i, RING_STRIDE);
-            f[i] = inFlight[j];
+        for (int e = keepFrom; e != tail; e++) {
+            int j = e & (n - 1);
+            int k = e & (2 * n - 1);
+            System.arraycopy(ring, RING_STRIDE * j, a, RING_STRIDE * k, RING_STRIDE);
+            f[k] = inFlight[j];
         }
         ring = a;
         inFlight = f;
-        head = 0;
     }
 
     /** The head of the ring: arrival time and packet slot, what {@link #onEvent} reads first. */
     @Override
     public long warm() {
-        int h = head;
+        int h = head & (inFlight.length - 1);
         return ring[RING_STRIDE * h] + (inFlight[h] == null ? 1 : 0);
     }
 
@@ -226,7 +253,7 @@ public final class Link implements EventHandler {
         if (count == 0 || toSwitch == null) {
             return 0;
         }
-        int h = head;
+        int h = head & (inFlight.length - 1);
         return toSwitch.warm(ring[RING_STRIDE * h + 1], ring[RING_STRIDE * h + 2]);
     }
 
@@ -234,11 +261,17 @@ public final class Link implements EventHandler {
     public void onEvent(long arg) {
         scheduled = false;
         long now = loop.nowPs();
-        while (count > 0 && ring[RING_STRIDE * head] <= now) {
-            int h = head;
+        while (count > 0) {
+            int h = head & (inFlight.length - 1);
             Packet p = inFlight[h]; // the slot keeps its reference: pooled packets live for the whole run
-            head = (h + 1) & (inFlight.length - 1);
+            if (p != null && ring[RING_STRIDE * h] > now) {
+                break;
+            }
+            head++;
             count--;
+            if (p == null) {
+                continue; // lost: nothing arrives (and no event is scheduled for it)
+            }
             if (toSwitch != null) {
                 toSwitch.forward(p, toPort, ring[RING_STRIDE * h + 1], ring[RING_STRIDE * h + 2]);
             } else {
@@ -247,7 +280,7 @@ public final class Link implements EventHandler {
         }
         if (count > 0 && !scheduled) {
             scheduled = true;
-            loop.schedule(ring[RING_STRIDE * head], this, 0);
+            loop.schedule(ring[RING_STRIDE * (head & (inFlight.length - 1))], this, 0);
         }
     }
 }

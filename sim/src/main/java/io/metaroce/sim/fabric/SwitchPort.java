@@ -14,10 +14,11 @@ import java.util.SplittableRandom;
  *
  * <p>Without PFC the port costs no event of its own: a FIFO at a constant rate knows at enqueue time when each
  * packet's last bit leaves ({@code max(now, previous departure) + serialization}), so the packet is handed to
- * the link at once with that departure time and the port keeps only (departure, size) pairs, dropping those
- * already departed whenever it looks at its queue. The queue a packet sees on arrival (drop-tail, ECN) is
- * exactly the one of a port that serializes packet by packet; one event per hop is saved (htsim's queue and
- * pipe cost two).
+ * the link at once with that departure time, and the port's queue is the newest entries of the link's ring (the
+ * arrival time less the link's delay is the departure, the info word gives the size): the port keeps only where
+ * its queue starts there, and moves that past the packets already departed whenever it looks at its queue. The
+ * queue a packet sees on arrival (drop-tail, ECN) is exactly the one of a port that serializes packet by packet;
+ * one event per hop is saved (htsim's queue and pipe cost two).
  *
  * <p>PFC: with {@link #setPfc} on, the port serializes packet by packet with one pending event (the end of the
  * current transmission), and the receiver at the far end of the link can {@link #PFC_PAUSE pause} it (an event
@@ -80,11 +81,12 @@ public final class SwitchPort implements EventHandler {
     private boolean trimming;
     private boolean serial; // packet by packet with an event per transmission: PFC, ECN at dequeue or trimming
     /**
-     * The queue, two words per packet in one array (one cache line holds four packets): [2j] the departure time
-     * (without serial mode) or the packet id (serial mode), [2j + 1] its wire size (a transmission touches no
-     * packet). A ring of {@code slots.length / 2} entries, a power of two.
+     * The queue in a serial mode, two words per packet in one array (one cache line holds four packets): [2j] the
+     * packet id, [2j + 1] its wire size (a transmission touches no packet). A ring of {@code slots.length / 2}
+     * entries, a power of two; empty until a serial mode is set (without one the queue is in the link's ring).
      */
-    private long[] slots = new long[2 * INITIAL_RING];
+    private long[] slots = NO_SLOTS;
+    private static final long[] NO_SLOTS = {};
     private long lastDepartPs;
     private int head;
     private int count;
@@ -140,7 +142,7 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("PFC mode changes only on an empty port");
         }
         rare.pfc = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        updateSerial();
     }
 
     /**
@@ -152,7 +154,7 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("the ECN marking point changes only on an empty port");
         }
         this.ecnAtDequeue = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        updateSerial();
     }
 
     /** Trims data packets the buffer cannot take instead of dropping them (see the class comment). */
@@ -161,10 +163,18 @@ public final class SwitchPort implements EventHandler {
             throw new IllegalStateException("trimming changes only on an empty port");
         }
         this.trimming = on;
-        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        updateSerial();
         if (on && rare.prio.length == 0) {
             rare.prio = new int[INITIAL_RING];
             rare.prioLengths = new int[INITIAL_RING];
+        }
+    }
+
+    /** Serial when any mode needs it; the port's own queue exists from then on. */
+    private void updateSerial() {
+        this.serial = rare.pfc || ecnAtDequeue || trimming;
+        if (serial && slots.length == 0) {
+            slots = new long[2 * INITIAL_RING];
         }
     }
 
@@ -204,7 +214,7 @@ public final class SwitchPort implements EventHandler {
         return count;
     }
 
-    /** Without PFC: forgets the packets whose last bit has left by now. */
+    /** Without a serial mode: forgets the packets whose last bit has left by now (its queue's start moves on). */
     private void settle() {
         if (serial) {
             return;
@@ -213,19 +223,26 @@ public final class SwitchPort implements EventHandler {
             return;
         }
         long now = loop.nowPs();
-        int mask = (slots.length >>> 1) - 1;
-        if (lastDepartPs <= now) { // everything has left (the usual case on a lightly loaded port): no array read
-            head = (head + count) & mask;
+        Link l = link;
+        if (lastDepartPs <= now) { // everything has left (the usual case on a lightly loaded port): no ring read
+            l.queueSeq += count;
             count = 0;
             queuedBytes = 0;
             return;
         }
-        long[] s = slots;
-        while (s[2 * head] <= now) { // the last packet is still there, so the loop stops before the queue empties
-            queuedBytes -= s[2 * head + 1];
-            head = (head + 1) & mask;
+        long[] r = l.ring;
+        int mask = r.length / Link.RING_STRIDE - 1;
+        long departedBy = now + l.delayPs(); // the arrival time of a packet whose last bit left at now
+        int e = l.queueSeq;
+        int j;
+        // the last packet is still there, so the loop stops before the queue empties
+        while (r[Link.RING_STRIDE * (j = e & mask)] <= departedBy) {
+            long info = r[Link.RING_STRIDE * j + 2];
+            queuedBytes -= wireLength(Packet.infoLength(info), Packet.infoData(info));
+            e++;
             count--;
         }
+        l.queueSeq = e;
     }
 
     /** Queues {@code p} (or drops it when the buffer is full), taking ownership. */
@@ -264,6 +281,14 @@ public final class SwitchPort implements EventHandler {
         if (queuedBytes > maxQueuedBytes) {
             maxQueuedBytes = queuedBytes;
         }
+        if (!serial) {
+            count++;
+            long now = loop.nowPs();
+            long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
+            lastDepartPs = depart;
+            link.send(p, route, info, wire, depart); // the link's ring keeps it as the newest of this queue
+            return;
+        }
         if (count == slots.length >>> 1) {
             grow();
         }
@@ -271,14 +296,6 @@ public final class SwitchPort implements EventHandler {
         int tail = (head + count) & ((s.length >>> 1) - 1);
         s[2 * tail + 1] = wire;
         count++;
-        if (!serial) {
-            long now = loop.nowPs();
-            long depart = Math.max(now, lastDepartPs) + Units.txTimePsFast(wire, psPerByteFixed);
-            lastDepartPs = depart;
-            s[2 * tail] = depart;
-            link.send(p, route, info, wire, depart);
-            return;
-        }
         s[2 * tail] = p.id;
         p.inPort = inPort;
         if (rare.owner != null) {
@@ -360,10 +377,10 @@ public final class SwitchPort implements EventHandler {
         loop.schedule(loop.nowPs() + Units.txTimePsFast(wire, psPerByteFixed), this, 0);
     }
 
-    /** The queue's state an enqueue reads first: the last departure and the slots' header. */
+    /** The queue's state an enqueue reads first: the last departure and where the queue starts in the link. */
     @Override
     public long warm() {
-        return lastDepartPs + slots.length;
+        return lastDepartPs + link.queueSeq;
     }
 
     @Override
