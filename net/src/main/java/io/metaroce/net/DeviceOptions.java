@@ -56,6 +56,7 @@ public final class DeviceOptions {
     String name = "metaroce";
     byte[] authKey;
     boolean encrypt;
+    boolean willListen;
 
     public DeviceOptions() {
     }
@@ -138,6 +139,13 @@ public final class DeviceOptions {
     }
     /** AUTH-5: with {@link #authKey}, ask for encrypted payloads too (granted when the peer asks as well). */
     public DeviceOptions encrypt(boolean on) { encrypt = on; return this; }
+    /**
+     * With {@code true}, this device is a server that will call {@link Device#listen}: a CM_REQ that arrives
+     * before it does is ignored (CM-16), so the initiator's retransmission finds the listener, instead of being
+     * refused with CM_REJ CONSUMER (the default, a quick failure for a device that never listens). Closes the
+     * start-up race of a server whose sockets are bound before it listens while a client is already retrying.
+     */
+    public DeviceOptions willListen(boolean on) { willListen = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

@@ -423,7 +423,7 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
+                .name(server() ? "perf-server" : "perf-client").willListen(server()).gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
                 .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
                 .agentThread(agent.equals("thread")).authKey(authKeyValue()).encrypt(encrypt);
