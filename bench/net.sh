@@ -112,6 +112,18 @@ ours() {
   metric "$out/$name.yaml" goodput_gbps
 }
 
+# the kernel's UDP drops in both hosts' namespaces (receive buffer full, send buffer full, memory, bad input): a
+# run's RTOs with this delta at 0 were not caused by lost datagrams (scheduling stalls), with it above 0 they may be
+kdrops() {
+  local h t=0 v
+  for h in 0 1; do
+    v=$(ex "$h" nstat -az UdpRcvbufErrors UdpSndbufErrors UdpInErrors UdpMemErrors 2>/dev/null \
+        | awk '$1 ~ /^Udp/ {s += $2} END {print s + 0}')
+    t=$((t + v))
+  done
+  echo "$t"
+}
+
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1] or 0),float(sys.argv[2] or 0); print('%.2f' % (a/b if b else 0))" "$1" "$2"; }
 
 # udpcap (a C sender/receiver: the kernel's UDP ceiling) on plane 0 from host 0 to host 1, in Gb/s; $1 = 1 for
@@ -129,9 +141,9 @@ say "1. single QP vs TCP, 1 plane, MTU 9000, offloads on ($rounds interleaved ro
 cc -O2 -o "$out/udpcap" "$root/tools/udpcap/udpcap.c"
 mr testbed up --name "$tb" --hosts 2 --planes 1 --mtu 9000 --offloads on >/dev/null
 cap0=$(udpcap 0); cap1=$(udpcap 1)
-tcps=(); uss=(); calls=(); segs=(); verified=0; rto=0; fo=0; retx=0; data=0
+tcps=(); uss=(); calls=(); segs=(); verified=0; rto=0; fo=0; retx=0; data=0; kd=0
 for ((k = 1; k <= rounds; k++)); do
-  t=$(iperf); u=$(ours "bw-lossless-$k" 1 --verify)
+  t=$(iperf); d0=$(kdrops); u=$(ours "bw-lossless-$k" 1 --verify); d1=$(kdrops); kd=$((kd + d1 - d0))
   tcps+=("$t"); uss+=("$u")
   calls+=("$(metric "$out/bw-lossless-$k.yaml" datagrams_per_sendmmsg)")
   segs+=("$(metric "$out/bw-lossless-$k.yaml" gso_segments_per_message)")
@@ -140,8 +152,8 @@ for ((k = 1; k <= rounds; k++)); do
   fo=$((fo + $(metric "$out/bw-lossless-$k.yaml" path_failovers || echo 0)))
   retx=$((retx + $(metric "$out/bw-lossless-$k.yaml" retransmits || echo 0)))
   data=$((data + $(metric "$out/bw-lossless-$k.yaml" tx_data_packets || echo 0)))
-  printf '   round %d: TCP %s Gb/s, metaroce %s Gb/s (%s datagrams per sendmmsg, %s per GSO message)\n' \
-      "$k" "$t" "$u" "${calls[-1]}" "${segs[-1]}"
+  printf '   round %d: TCP %s Gb/s, metaroce %s Gb/s (%s datagrams per sendmmsg, %s per GSO message; RTOs %s, kernel UDP drops %s)\n' \
+      "$k" "$t" "$u" "${calls[-1]}" "${segs[-1]}" "$(metric "$out/bw-lossless-$k.yaml" timeouts)" "$((d1 - d0))"
 done
 tcp0=$(median "${tcps[@]}"); us0=$(median "${uss[@]}")
 row "udpcap ceiling, C: 32 datagrams per sendmmsg / GSO+GRO (Gb/s)" "${cap0:-?} / ${cap1:-?}"
@@ -150,6 +162,7 @@ row "metaroce write-bw 1 QP, median (min-max) (Gb/s)" "$us0 ($(span "${uss[@]}")
 row "ratio metaroce/TCP, medians (target >= 1.0)" "$(ratio "$us0" "$tcp0")"
 row "metaroce datagrams per sendmmsg / per GSO message (median)" "$(median "${calls[@]}") / $(median "${segs[@]}")"
 row "metaroce data verified / RTOs / failovers / retx of data" "$verified of $rounds / $rto / $fo / $retx of $data"
+row "kernel UDP drops in both hosts during our runs (nstat)" "$kd"
 row "metaroce rates in force" "$(sed -n 's/^ Rates *: //p' "$out/bw-lossless-1.client.log")"
 mr testbed down --name "$tb" >/dev/null
 fi
