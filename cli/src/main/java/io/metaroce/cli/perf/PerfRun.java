@@ -174,6 +174,7 @@ final class PerfRun {
         metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
         metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
         metrics.put("agent_stalls", dp.stalls());
+        metrics.put("agent_longest_stall_ms", dp.longestStallNs() / 1e6);
         long hwm = peakRssKib();
         if (hwm > 0) {
             metrics.put("peak_rss_kib", hwm);
