@@ -37,6 +37,9 @@ public final class DeviceOptions {
         PARK
     }
 
+    /** The real network's pacing burst credit and transmit turn quantum, in bytes. */
+    static final int REAL_BURST_BYTES = 64 * 1024;
+
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
     int basePort;
@@ -70,10 +73,13 @@ public final class DeviceOptions {
      * otherwise leaves the rates off ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
+        // CC-5 burst credit and VERBS-19 turn quantum of 64 KiB: a duty cycle hands the kernel runs of a route's
+        // datagrams (GSO), and each of thousands of QPs sends a message of up to 64 KiB in its turn, which its peer
+        // acknowledges in one bundle (bench/net.sh parts 1 and 5, 2026-12-02: see the README)
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
-                .ackHoldWindowNs(2_000_000_000L);
+                .ackHoldWindowNs(2_000_000_000L).pacingBurstBytes(REAL_BURST_BYTES).txQuantumBytes(REAL_BURST_BYTES);
     }
 
     /** One local address per plane, in plane order. */

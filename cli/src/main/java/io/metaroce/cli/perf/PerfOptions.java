@@ -131,11 +131,11 @@ public final class PerfOptions {
     Double pacingGain;
     @Option(names = "--pacing-burst", paramLabel = "SIZE", converter = Converters.IntSize.class,
             description = "Burst credit of the pacers (CC-5): a path or the device may send this much back to back "
-                    + "after falling behind, so a duty cycle can hand GSO a run (default: the engine's, 0).")
+                    + "after falling behind, so a duty cycle can hand GSO a run (default: the device's, 64KiB; 0 = none).")
     Integer pacingBurst;
     @Option(names = "--tx-quantum", paramLabel = "SIZE", converter = Converters.IntSize.class,
             description = "Bytes one QP may send per turn of the device's round robin over QPs with work (VERBS-19); "
-                    + "0 = one datagram per turn (default: the device's).")
+                    + "0 = one datagram per turn (default: the device's, 64KiB).")
     Integer txQuantum;
 
     @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
