@@ -95,7 +95,7 @@ ours() {
   local name=$1 n=$2; shift 2
   rm -f "$out/$name.yaml" # a run that writes no record reports nothing, not the last run's figure
   ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --payload-mtu 8192 \
-      -s "${SIZE:-1048576}" -t "${TXD:-16}" "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
+      -s "${SIZE:-1048576}" -t "${TXD:-16}" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
   local spid=$! rc=0
   # the client starts once the server listens (a fixed sleep raced a slow server start under load)
   await_listening "$spid" "$out/$name.server.log" "$limit" || { reap "$spid" 5 "the $name server"; return 0; }
