@@ -62,6 +62,8 @@ public final class Engine {
     private final TimerHeap<PacingQueue> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
+    /** VERBS-19: bytes the QP at the head of {@link #ready} has sent in its current turn. */
+    private int turnBytes;
     /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
     private long clockNs = Long.MIN_VALUE;
     /** ACK-12: real wait of the datagram being handled that its handling time leaves out, in ns. */
@@ -342,7 +344,14 @@ public final class Engine {
                 qp.pacingToken.handBack(qp);
             }
             if (n > 0) {
-                ready.addLast(qp); // round robin among QPs with work
+                // VERBS-19: round robin among QPs with work; a turn carries up to txQuantumBytes (0: one datagram)
+                turnBytes += n;
+                if (turnBytes < cfg.txQuantumBytes) {
+                    ready.addFirst(qp);
+                } else {
+                    turnBytes = 0;
+                    ready.addLast(qp);
+                }
                 if (cfg.txRateBps > 0) {
                     planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
                     // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
@@ -353,6 +362,7 @@ public final class Engine {
                 return n;
             }
             qp.inReady = false;
+            turnBytes = 0;
         }
         return 0;
     }

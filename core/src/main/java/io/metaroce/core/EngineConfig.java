@@ -97,6 +97,14 @@ public final class EngineConfig {
      */
     public int pacingBurstBytes = 0;
     /**
+     * VERBS-19: how many bytes of datagrams one QP's turn in {@code pollTransmit}'s round robin may carry before
+     * the next QP with work is served (a deficit round robin quantum). 0 (the default): one datagram per turn. A
+     * turn of a message's worth lets many QPs sharing a peer each send a message back to back, so the receiver
+     * acknowledges it in one ACK bundle (ACK-10) and it completes in its turn, instead of every QP's messages
+     * advancing a packet at a time and completing together at the end of the backlog.
+     */
+    public int txQuantumBytes = 0;
+    /**
      * RTO-6: whether a tail-loss probe carries the path's newest unacknowledged segment again (a tail copy) instead
      * of being a PROBE. On by default since 2026-12-01: with a path's timers going by the peer's RTT before it has
      * samples of its own (RTO-2), E5 scaled keeps more of its lossless bandwidth with copies than without on five of
@@ -180,6 +188,7 @@ public final class EngineConfig {
     public EngineConfig lossBeta(double v) { lossBeta = v; return this; }
     public EngineConfig pacingGain(double v) { pacingGain = v; return this; }
     public EngineConfig pacingBurstBytes(int v) { pacingBurstBytes = v; return this; }
+    public EngineConfig txQuantumBytes(int v) { txQuantumBytes = v; return this; }
     public EngineConfig tailCopy(boolean v) { tailCopy = v; return this; }
     public EngineConfig missingNak(boolean v) { missingNak = v; return this; }
     public EngineConfig missingNakMarginNs(long v) { missingNakMarginNs = v; return this; }
@@ -214,7 +223,7 @@ public final class EngineConfig {
         c.readmitAfterProbes = readmitAfterProbes; c.routeProbing = routeProbing;
         c.maxProbesPerSecond = maxProbesPerSecond; c.retryLimit = retryLimit; c.rnrRetryLimit = rnrRetryLimit;
         c.rnrDelayNs = rnrDelayNs; c.connectionTimeoutNs = connectionTimeoutNs; c.ecnGain = ecnGain;
-        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;
+        c.lossBeta = lossBeta; c.pacingGain = pacingGain; c.pacingBurstBytes = pacingBurstBytes; c.txQuantumBytes = txQuantumBytes; c.tailCopy = tailCopy; c.inboundCapacityBps = inboundCapacityBps;
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.missingNak = missingNak;
         c.missingNakMarginNs = missingNakMarginNs;
@@ -255,6 +264,7 @@ public final class EngineConfig {
         require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");
         require(pacingGain >= 0, "pacingGain must be >= 0");
         require(pacingBurstBytes >= 0, "pacingBurstBytes must be >= 0");
+        require(txQuantumBytes >= 0, "txQuantumBytes must be >= 0");
         require(txRateBps >= 0, "txRateBps must be >= 0");
         require(grantFraction > 0 && grantFraction <= 1, "grantFraction must be in (0, 1]");
         require(inboundCapacityBps >= 0 && activeSenderWindowNs > 0, "grant settings must be positive");

@@ -40,6 +40,8 @@ final class ConnectionManager implements CmHost {
      */
     private final byte[] authKey;
     private final boolean encrypt;
+    /** A server that will listen: CM_REQs before {@link #listen} are ignored, not refused. */
+    private final boolean willListen;
     private final java.security.SecureRandom secureRandom;
     final PacketBatch batch;
     final int[] index0 = {0};
@@ -53,8 +55,9 @@ final class ConnectionManager implements CmHost {
     private DeviceCq listenScq;
     private DeviceCq listenRcq;
 
-    ConnectionManager(Device device, byte[] authKey, boolean encrypt) {
+    ConnectionManager(Device device, byte[] authKey, boolean encrypt, boolean willListen) {
         this.device = device;
+        this.willListen = willListen;
         this.authKey = authKey;
         this.encrypt = encrypt;
         this.secureRandom = authKey == null ? null : new java.security.SecureRandom();
@@ -183,7 +186,7 @@ final class ConnectionManager implements CmHost {
 
     @Override
     public boolean refuseWithoutListener() {
-        return true;
+        return !willListen;
     }
 
     @Override

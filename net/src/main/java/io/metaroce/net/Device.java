@@ -65,7 +65,7 @@ public final class Device implements AutoCloseable {
         this.engine = new Engine(cfg, new SplittableRandom(o.seed));
         this.sockets = new SocketSet(o.planes, o.port, o.basePort, cfg.paths, opener(o));
         try {
-            this.cm = new ConnectionManager(this, o.authKey, o.encrypt);
+            this.cm = new ConnectionManager(this, o.authKey, o.encrypt, o.willListen);
             this.agent = new IoAgent(engine, sockets, new IoAgent.ControlPlane() {
                 @Override
                 public void handle(long nowNs, MemorySegment dgram, int len, int fromAddr, int fromPort) {

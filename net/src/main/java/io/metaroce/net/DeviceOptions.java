@@ -37,6 +37,9 @@ public final class DeviceOptions {
         PARK
     }
 
+    /** The real network's pacing burst credit and transmit turn quantum, in bytes. */
+    static final int REAL_BURST_BYTES = 64 * 1024;
+
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
     int basePort;
@@ -56,6 +59,7 @@ public final class DeviceOptions {
     String name = "metaroce";
     byte[] authKey;
     boolean encrypt;
+    boolean willListen;
 
     public DeviceOptions() {
     }
@@ -63,17 +67,21 @@ public final class DeviceOptions {
     /**
      * Engine settings for hosts whose I/O thread shares its cores: timers long enough that scheduling stalls
      * of a few milliseconds are not taken for loss or failure (and the peer's reported ACK hold times taken into
-     * account, RTO-10; a missing segment is NAKed 1 ms past the slowest path's lag, not 5 us, REL-16), and ACK
+     * account, RTO-10; with REL-16 turned on a missing segment is NAKed 1 ms past the slowest lag, not 5 us), and ACK
      * bundles (ACK-11: one ACK datagram per QP and receive batch instead of one per path, since every datagram is a
      * kernel crossing). No device rate is set here: a device opened with {@link #rateFromLink} (the default) paces
      * at its links' line rate where the kernel reports one, and otherwise leaves the rates off
      * ({@link Device#rateSummary()} says which).
      */
     public static EngineConfig realNetworkDefaults() {
+        // CC-5 burst credit and VERBS-19 turn quantum of 64 KiB: a duty cycle hands the kernel runs of a route's
+        // datagrams (GSO), and each of thousands of QPs sends a message of up to 64 KiB in its turn, which its peer
+        // acknowledges in one bundle (bench/net.sh parts 1 and 5, 2026-12-02: see the README)
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
-                .ackHoldWindowNs(2_000_000_000L).missingNakMarginNs(1_000_000);
+                .ackHoldWindowNs(2_000_000_000L).pacingBurstBytes(REAL_BURST_BYTES).txQuantumBytes(REAL_BURST_BYTES)
+                .missingNakMarginNs(1_000_000);
     }
 
     /** One local address per plane, in plane order. */
@@ -139,6 +147,13 @@ public final class DeviceOptions {
     }
     /** AUTH-5: with {@link #authKey}, ask for encrypted payloads too (granted when the peer asks as well). */
     public DeviceOptions encrypt(boolean on) { encrypt = on; return this; }
+    /**
+     * With {@code true}, this device is a server that will call {@link Device#listen}: a CM_REQ that arrives
+     * before it does is ignored (CM-16), so the initiator's retransmission finds the listener, instead of being
+     * refused with CM_REJ CONSUMER (the default, a quick failure for a device that never listens). Closes the
+     * start-up race of a server whose sockets are bound before it listens while a client is already retrying.
+     */
+    public DeviceOptions willListen(boolean on) { willListen = on; return this; }
     /** Name of the agent thread. */
     public DeviceOptions name(String n) { name = n; return this; }
 }

@@ -24,10 +24,11 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
      * out of the engine's clock; the source ports and sockets; the rates in force.
      */
     public record Datapath(long rxBuffers, long rxTruncated, long sendCalls, long sendMessages, long sendDatagrams,
-                           long gsoMessages, long gsoSegments, long stalls, long stalledNs, int basePort,
+                           long gsoMessages, long gsoSegments, long stalls, long stalledNs, long longestStallNs,
+                           int basePort,
                            int sendSockets, int connectedSockets, boolean gro, String rates) {
         /** No figures. */
-        public static final Datapath NONE = new Datapath(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, "");
+        public static final Datapath NONE = new Datapath(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, "");
 
         /** Datagrams per sendmmsg call. */
         public double datagramsPerCall() {
@@ -98,7 +99,8 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
         }
         SendStats ss = s.sendStats();
         Datapath dp = new Datapath(a.rxBuffers, a.rxTruncated, ss.sendCalls, ss.messages, ss.datagrams,
-                ss.gsoMessages, ss.gsoSegments, a.clock().stalls(), a.clock().stalledNs(), s.basePort, s.txSockets(),
+                ss.gsoMessages, ss.gsoSegments, a.clock().stalls(), a.clock().stalledNs(),
+                a.clock().longestStallNs(), s.basePort, s.txSockets(),
                 s.connectedSockets(), d.groActive(), d.rateSummary());
         return new DeviceStats(d.transportName(), e.counters().snapshot(), a.rxDatagrams, a.txDatagrams,
                 a.txSendDrops, a.injectedDrops, a.cmPackets, a.dutyCycles, list, dp, cm);
@@ -112,11 +114,12 @@ public record DeviceStats(String transport, Map<Counter, Long> counters, long rx
                 cmPackets, dutyCycles));
         b.append(String.format(Locale.ROOT, "datapath: %.2f datagrams per sendmmsg call (%d calls), %d GSO messages "
                 + "of %.2f datagrams (%d of %d datagrams in GSO runs); rx %.2f datagrams per buffer (GRO %s), "
-                + "%d truncated; %d stalls (%.1f ms left out of the engine's clock); source ports %d.., %d send "
+                + "%d truncated; %d stalls (%.1f ms left out of the engine's clock, longest %.1f ms); source ports %d.., %d send "
                 + "sockets (%d connected); %s%n", datapath.datagramsPerCall(), datapath.sendCalls(),
                 datapath.gsoMessages(), datapath.segmentsPerGsoMessage(), datapath.gsoSegments(),
                 datapath.sendDatagrams(), datapath.datagramsPerRxBuffer(rxDatagrams), datapath.gro() ? "on" : "off",
-                datapath.rxTruncated(), datapath.stalls(), datapath.stalledNs() / 1e6, datapath.basePort(),
+                datapath.rxTruncated(), datapath.stalls(), datapath.stalledNs() / 1e6,
+                datapath.longestStallNs() / 1e6, datapath.basePort(),
                 datapath.sendSockets(), datapath.connectedSockets(), datapath.rates()));
         counters.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %d%n", k, v)));
         if (!cmCounters.isEmpty()) {

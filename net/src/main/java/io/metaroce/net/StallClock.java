@@ -15,6 +15,7 @@ final class StallClock {
     private long prevNowNs;
     private long stalls;
     private long stalledNs;
+    private long longestStallNs;
 
     /** Starts at {@code realNs}; {@code maxStepNs} {@code <= 0} turns the clamp off (engine time = real time). */
     StallClock(long realNs, long maxStepNs) {
@@ -37,6 +38,7 @@ final class StallClock {
         if (maxStepNs > 0 && step > maxStepNs) {
             stalls++;
             stalledNs += step - maxStepNs;
+            longestStallNs = Math.max(longestStallNs, step);
             step = maxStepNs;
         }
         nowNs += step;
@@ -81,6 +83,14 @@ final class StallClock {
     /** Steps longer than the limit so far. */
     long stalls() {
         return stalls;
+    }
+
+    /**
+     * The longest gap between two duty cycles so far that counted as a stall, in nanoseconds (0: none): a peer's
+     * RTO with no datagram lost comes from a stall of the other end longer than its timer allows for.
+     */
+    long longestStallNs() {
+        return longestStallNs;
     }
 
     /** Time left out of the engine's clock so far, in nanoseconds. */

@@ -16,6 +16,7 @@ class StallClockTest {
         assertEquals(1_000 + 4_500_000, t);
         assertEquals(1, c.stalls());
         assertEquals(8_000_000, c.stalledNs());
+        assertEquals(10_000_000, c.longestStallNs(), "the whole gap");
         assertEquals(t, c.advance(1_000), "never backwards");
         assertEquals(300_000, c.untilNs(t + 300_000));
     }

@@ -131,8 +131,12 @@ public final class PerfOptions {
     Double pacingGain;
     @Option(names = "--pacing-burst", paramLabel = "SIZE", converter = Converters.IntSize.class,
             description = "Burst credit of the pacers (CC-5): a path or the device may send this much back to back "
-                    + "after falling behind, so a duty cycle can hand GSO a run (default: the engine's, 0).")
+                    + "after falling behind, so a duty cycle can hand GSO a run (default: the device's, 64KiB; 0 = none).")
     Integer pacingBurst;
+    @Option(names = "--tx-quantum", paramLabel = "SIZE", converter = Converters.IntSize.class,
+            description = "Bytes one QP may send per turn of the device's round robin over QPs with work (VERBS-19); "
+                    + "0 = one datagram per turn (default: the device's, 64KiB).")
+    Integer txQuantum;
 
     @Option(names = "--agent", defaultValue = "thread", paramLabel = "thread|inline",
             description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
@@ -274,6 +278,7 @@ public final class PerfOptions {
         require(inboundGbps == null || inboundGbps >= 0, "--inbound-gbps must be >= 0");
         require(pacingGain == null || pacingGain >= 0, "--pacing-gain must be >= 0");
         require(pacingBurst == null || pacingBurst >= 0, "--pacing-burst must be >= 0");
+        require(txQuantum == null || txQuantum >= 0, "--tx-quantum must be >= 0");
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
         require(ackHoldWindowUs == null || ackHoldWindowUs >= 0, "--ack-hold-window-us must be >= 0");
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
@@ -400,6 +405,9 @@ public final class PerfOptions {
         if (pacingBurst != null) {
             c.pacingBurstBytes(pacingBurst);
         }
+        if (txQuantum != null) {
+            c.txQuantumBytes(txQuantum);
+        }
         if (noAckBundle) {
             c.ackBundle(false);
         }
@@ -423,7 +431,7 @@ public final class PerfOptions {
     DeviceOptions deviceOptions(int rqNeeded) {
         return new DeviceOptions().planes(planeAddresses()).port(server() ? port : 0).engine(engineConfig(rqNeeded))
                 .transport(transportValue()).idle(idleValue()).injectLossForTesting(injectLoss).seed(deviceSeed())
-                .name(server() ? "perf-server" : "perf-client").gro(!noGro).gso(!noGso)
+                .name(server() ? "perf-server" : "perf-client").willListen(server()).gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
                 .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
                 .agentThread(agent.equals("thread")).authKey(authKeyValue()).encrypt(encrypt);

@@ -116,7 +116,10 @@ final class PerfRun {
      * client's next connection cannot reach a device that is closing), one table line each.
      */
     private static Measured measure(TestKind kind, PerfOptions o, PrintWriter out, PrintWriter err) {
-        int rq = kind == TestKind.SEND_BW && o.server() ? o.rxDepthValue() + Endpoint.CTRL_RECV_SLOTS + 8 : 1024;
+        // receive queue: the send-bw server's data receives; otherwise the control receives and the latency tests'
+        // (1,024 for every test made each QP's work ring 2,048 slots, ~92 KiB per QP: 370 MB at 4,000 QPs)
+        int rq = kind == TestKind.SEND_BW && o.server() ? o.rxDepthValue() + Endpoint.CTRL_RECV_SLOTS + 8
+                : Endpoint.CTRL_RECV_SLOTS + LatTest.RECVS + 8;
         int cq = o.qps * (o.txDepth + (kind == TestKind.SEND_BW ? o.rxDepthValue() : 0)
                 + Endpoint.CTRL_RECV_SLOTS + 16) + 64;
         try (Session s = new Session(kind, o, out, err, rq, cq)) {
@@ -171,6 +174,7 @@ final class PerfRun {
         metrics.put("gso_segments_per_message", dp.segmentsPerGsoMessage());
         metrics.put("rx_datagrams_per_buffer", dp.datagramsPerRxBuffer(stats.rxDatagrams()));
         metrics.put("agent_stalls", dp.stalls());
+        metrics.put("agent_longest_stall_ms", dp.longestStallNs() / 1e6);
         long hwm = peakRssKib();
         if (hwm > 0) {
             metrics.put("peak_rss_kib", hwm);

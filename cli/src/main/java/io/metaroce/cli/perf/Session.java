@@ -21,7 +21,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -252,13 +254,19 @@ final class Session implements AutoCloseable {
                 Endpoint.CTRL_MY_INFO, BufferInfo.BYTES, QueuePair.SIGNALED), null);
     }
 
-    /** Learns the remote QPNs (for the header) from one statistics snapshot. */
+    /**
+     * Learns the remote QPNs (for the header) from one statistics snapshot, by QPN (a scan of the endpoints per QP
+     * took about a second of the client's set-up at 4,000 QPs).
+     */
     void learnRemoteQpns() {
+        Map<Integer, Endpoint> byQpn = new HashMap<>(eps.size() * 2);
+        for (Endpoint ep : eps) {
+            byQpn.put(ep.qp.qpn(), ep);
+        }
         for (DeviceStats.QpStats q : device.stats().qps()) {
-            for (Endpoint ep : eps) {
-                if (ep.qp.qpn() == q.qpn()) {
-                    ep.remoteQpn = q.remoteQpn();
-                }
+            Endpoint ep = byQpn.get(q.qpn());
+            if (ep != null) {
+                ep.remoteQpn = q.remoteQpn();
             }
         }
     }

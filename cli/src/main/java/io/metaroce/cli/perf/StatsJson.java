@@ -46,6 +46,7 @@ final class StatsJson {
                 .append(", \"gso_segments\": ").append(dp.gsoSegments())
                 .append(", \"stalls\": ").append(dp.stalls())
                 .append(", \"stalled_ns\": ").append(dp.stalledNs())
+                .append(", \"longest_stall_ns\": ").append(dp.longestStallNs())
                 .append(", \"base_port\": ").append(dp.basePort())
                 .append(", \"send_sockets\": ").append(dp.sendSockets())
                 .append(", \"connected_sockets\": ").append(dp.connectedSockets())
@@ -148,7 +149,7 @@ final class StatsJson {
         }
         return new DeviceStats.Datapath(num(p, "rx_buffers"), num(p, "rx_truncated"), num(p, "send_calls"),
                 num(p, "send_messages"), num(p, "send_datagrams"), num(p, "gso_messages"), num(p, "gso_segments"),
-                num(p, "stalls"), num(p, "stalled_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
+                num(p, "stalls"), num(p, "stalled_ns"), optionalNum(p, "longest_stall_ns"), (int) num(p, "base_port"), (int) num(p, "send_sockets"),
                 (int) num(p, "connected_sockets"), Boolean.TRUE.equals(p.get("gro")),
                 p.get("rates") instanceof String s ? s : "");
     }
