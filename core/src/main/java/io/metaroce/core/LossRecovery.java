@@ -44,7 +44,7 @@ final class LossRecovery {
         long echoTs = ack.echoTimestampNs();
         if (p.rtoUndoArmed) {
             if (echoTs - p.rtoAtNs >= 0
-                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + p.peerHoldNs()) {
+                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + PathDeadlines.peerHoldNs(p)) {
                 p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
             } else if (cum - p.rtoLowPsn >= 0) {
                 // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
@@ -357,7 +357,7 @@ final class LossRecovery {
         if (c.silentTimeouts == 0 || nowNs - c.silentRoundEndNs >= 0) {
             // RTO-9: one count per round of the QP's backed-off timeout, however many paths time out within it
             c.silentTimeouts++;
-            c.silentRoundEndNs = nowNs + p.currentRtoNs(c.cfg.maxRtoNs, c.silentTimeouts);
+            c.silentRoundEndNs = nowNs + PathDeadlines.currentRtoNs(p, c.cfg.maxRtoNs, c.silentTimeouts);
         }
         p.lastProgressNs = nowNs;
         if (routeAlive) {

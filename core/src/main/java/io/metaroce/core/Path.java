@@ -386,80 +386,6 @@ public final class Path {
         return nextPsn - floor < WINDOW;
     }
 
-    /**
-     * RTO-6: when to send a tail-loss probe, or {@link Engine#NO_DEADLINE} when none is due: after the last progress,
-     * with tail copies on {@code srtt + max(4 rttvar, srtt / 4)} when the newest transmission asked for an immediate
-     * ACK (ACK_REQ: the end of a message or a resend), else {@code 2 srtt + ackDelay}. (Counting from the newest transmission instead put
-     * the probe off while a path kept sending: 0.796 instead of 0.887 of lossless in the harness at 10% loss.)
-     */
-    long tailProbeAtNs(long ackDelayNs, boolean tailCopy) {
-        long srtt = knownSrttNs();
-        long rttvar = knownRttvarNs();
-        if (tlpSent || srtt == 0 || inflightPackets == 0 || state != PathState.ACTIVE) {
-            return Engine.NO_DEADLINE;
-        }
-        long delay = tailCopy && lastTxAckReq ? srtt + Math.max(4 * rttvar, srtt / 4) : 2 * srtt + ackDelayNs;
-        return lastProgressNs + delay;
-    }
-
-    /**
-     * RTO-2/RTO-3/RTO-9: the timeout now: the larger of this QP's estimate and its route's (PATH-15), doubled per
-     * backoff (this path's, or the QP's {@code silentTimeouts} if larger), at most {@code maxRtoNs}.
-     */
-    long currentRtoNs(long maxRtoNs, int silentTimeouts) {
-        long r = baseRtoNs(maxRtoNs) << Math.min(Math.max(backoff, silentTimeouts), 20);
-        return r < 0 || r > maxRtoNs ? maxRtoNs : r;
-    }
-
-    /**
-     * RTO-3 and RTO-10: when this path's retransmission timer expires, in ns: its last progress plus
-     * {@link #currentRtoNs}, plus the peer's recent longest ACK hold unless the peer has acknowledged a packet of the
-     * QP sent after this path's oldest unacknowledged one ({@code newestAckedSentNs}, Long.MIN_VALUE for none): then
-     * the peer was running when that packet should have arrived, and it is lost, not held.
-     */
-    long rtoDeadlineNs(long maxRtoNs, int silentTimeouts, long newestAckedSentNs) {
-        long d = lastProgressNs + currentRtoNs(maxRtoNs, silentTimeouts);
-        boolean overtaken = newestAckedSentNs != Long.MIN_VALUE && floor != nextPsn
-                && newestAckedSentNs - recSentNs[slot(floor)] > 0;
-        return overtaken ? d : d + peerHoldNs();
-    }
-
-    /** RTO-10: the longest ACK hold time the peer reported recently (0 when hold times are ignored), in ns. */
-    long peerHoldNs() {
-        return shared == null ? 0 : shared.peerLoad.ackHold.allowanceNs();
-    }
-
-    /** RTO-2: the larger of this QP's estimate and the route's, at most {@code maxRtoNs}. */
-    private long baseRtoNs(long maxRtoNs) {
-        long route = shared == null ? 0 : Math.min(maxRtoNs, shared.rtoEstimateNs());
-        if (srttNs == 0 && shared != null) {
-            // RTO-2: no sample of its own yet: the route's estimate, or the peer's over all its routes, not
-            // initialRto (a path the scheduler has barely used would otherwise wait initialRto, and after an undone
-            // timeout twice that, for its lost tail while the RTT to the peer is known)
-            long known = route > 0 ? route : Math.min(maxRtoNs, shared.peerLoad.rtoEstimateNs());
-            if (known > 0) {
-                return Math.max(known, shared.minRtoNs);
-            }
-        }
-        return Math.max(rtoNs, route);
-    }
-
-    /** The smoothed RTT this path goes by: its own, or before its first sample its route's or its peer's (RTO-2). */
-    private long knownSrttNs() {
-        if (srttNs != 0 || shared == null) {
-            return srttNs;
-        }
-        return shared.srttNs != 0 ? shared.srttNs : shared.peerLoad.srttNs;
-    }
-
-    /** The RTT variation that goes with {@link #knownSrttNs()}. */
-    private long knownRttvarNs() {
-        if (srttNs != 0 || shared == null) {
-            return rttvarNs;
-        }
-        return shared.srttNs != 0 ? shared.rttvarNs : shared.peerLoad.rttvarNs;
-    }
-
     void onRttSample(long sampleNs, long minRtoNs, long maxRtoNs) {
         if (sampleNs <= 0) {
             return;
@@ -487,7 +413,7 @@ public final class Path {
     public long rttvarNs() { return rttvarNs; }
     public long minRttNs() { return minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
-    public long rtoNs() { return baseRtoNs(Long.MAX_VALUE); }
+    public long rtoNs() { return PathDeadlines.baseRtoNs(this, Long.MAX_VALUE); }
     public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }

@@ -141,7 +141,7 @@ final class QpCore {
             return false;
         }
         long hold = p.srttNs == 0 ? cfg.minRtoNs
-                : Math.min(p.currentRtoNs(cfg.maxRtoNs, silentTimeouts), 2 * p.srttNs + cfg.ackDelayNs);
+                : Math.min(PathDeadlines.currentRtoNs(p, cfg.maxRtoNs, silentTimeouts), 2 * p.srttNs + cfg.ackDelayNs);
         if (nowNs - p.recSentNs[i] >= hold) { // a LOST record's time is when it was declared lost
             return false;
         }

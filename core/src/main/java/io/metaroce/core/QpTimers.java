@@ -48,11 +48,11 @@ final class QpTimers {
                     d = p.ackDeadlineNs;
                 }
                 if (p.inflightPackets > 0) {
-                    long rto = p.rtoDeadlineNs(cfg.maxRtoNs, c.silentTimeouts, rack.newestAckedSentNs(Long.MIN_VALUE));
+                    long rto = PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, c.silentTimeouts, rack.newestAckedSentNs(Long.MIN_VALUE));
                     if (rto < d) {
                         d = rto;
                     }
-                    long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
+                    long tlp = PathDeadlines.tailProbeAtNs(p, cfg.ackDelayNs, cfg.tailCopy);
                     if (tlp < d) {
                         d = tlp;
                     }
@@ -141,10 +141,10 @@ final class QpTimers {
             c.ackWork = true;
         }
         if (p.inflightPackets > 0
-                && p.rtoDeadlineNs(cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
+                && PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
             recovery.onRto(p, nowNs);
         } else {
-            long tlp = p.tailProbeAtNs(cfg.ackDelayNs, cfg.tailCopy);
+            long tlp = PathDeadlines.tailProbeAtNs(p, cfg.ackDelayNs, cfg.tailCopy);
             if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
                 // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                 p.tlpSent = true;

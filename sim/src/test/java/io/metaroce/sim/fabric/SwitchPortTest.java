@@ -26,9 +26,7 @@ class SwitchPortTest {
         PacketPool pool = new PacketPool(9000);
         List<Long> arrivals = new ArrayList<>();
         Link link = recordedLink(loop, pool, 1, arrivals);
-        SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));
-        port.setPfc(packetByPacket);
-        port.setWireSize(24, 64);
+        SwitchPort port = testPort(loop, pool, link, packetByPacket);
         SplittableRandom r = new SplittableRandom(seed);
         long t = 0;
         for (int i = 0; i < 2_000; i++) {
@@ -128,15 +126,21 @@ class SwitchPortTest {
         assertEquals(ringBefore, link.ring.length, "ring words after 10,000 packets into a down link");
     }
 
+    /** The port both runs compare: 60 KB buffer, ECN between 10 and 40 KB, serial when {@code packetByPacket}. */
+    private static SwitchPort testPort(EventLoop loop, PacketPool pool, Link link, boolean packetByPacket) {
+        SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));
+        port.setPfc(packetByPacket);
+        port.setWireSize(24, 64);
+        return port;
+    }
+
     private static Outcome runWithLoss(boolean packetByPacket, long seed, List<Long> queues) {
         EventLoop loop = new EventLoop();
         PacketPool pool = new PacketPool(4000);
         List<Long> arrivals = new ArrayList<>();
         Link link = recordedLink(loop, pool, seed, arrivals);
         link.setLoss(0.2);
-        SwitchPort port = new SwitchPort(loop, pool, link, 60_000, 10_000, 40_000, 0.5, new SplittableRandom(2));
-        port.setPfc(packetByPacket);
-        port.setWireSize(24, 64);
+        SwitchPort port = testPort(loop, pool, link, packetByPacket);
         SplittableRandom r = new SplittableRandom(seed);
         long t = 0;
         for (int i = 0; i < 3_000; i++) {
