@@ -170,6 +170,10 @@ public final class PerfOptions {
                     + "microseconds, or e.g. 2s; 0 ignores reported hold times (default: the engine's, 2 s).")
     Long ackHoldWindowUs;
 
+    @Option(names = "--missing-nak", description = "This side's receiver NAKs a segment still missing behind a later "
+            + "one of its message (REL-16, NAK MISSING; off by default). Every requester acts on such NAKs.")
+    boolean missingNak;
+
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
@@ -416,6 +420,9 @@ public final class PerfOptions {
         }
         if (ackHoldWindowUs != null) {
             c.ackHoldWindowNs(ackHoldWindowUs * 1_000);
+        }
+        if (missingNak) {
+            c.missingNak(true);
         }
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
