@@ -33,14 +33,13 @@ final class MissingSegments {
             return;
         }
         OneWayDelay owd = p.shared == null ? null : p.shared.peerLoad.oneWayDelay;
-        long lag = 0;
         if (owd != null) {
             owd.sample(nowNs, sentTs);
-            lag = owd.lagNs(nowNs, sentTs);
         }
         if (segIdx <= m.hiSeg || m.count == m.segments || ce) {
             return;
         }
+        long lag = owd == null ? 0 : owd.lagNs(nowNs, sentTs); // only for a segment that may reveal a hole
         // a message's segments leave in order: every segment below this one was sent before it, and is overdue once
         // the slowest recent path's lag over this packet's delay, and the margin, have passed
         m.hiSeg = segIdx;
