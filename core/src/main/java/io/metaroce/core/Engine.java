@@ -58,8 +58,8 @@ public final class Engine {
     /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
     private ArrayDeque<QueuePair> touched;
     private final TimerHeap<QueuePair> timers = new TimerHeap<>();
-    /** CC-5: routes' pacing slots that QPs wait for, one timer per route ({@link PacingQueue}). */
-    private final TimerHeap<PacingQueue> pacing = new TimerHeap<>();
+    /** CC-5, HINT-3: pacing slots that QPs wait for, one timer per route ({@link PacingQueue}) or peer's grant. */
+    private final TimerHeap<PacedSlot> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
     private long txNextNs = Long.MIN_VALUE;
     /** VERBS-19: bytes the QP at the head of {@link #ready} has sent in its current turn. */
@@ -305,17 +305,17 @@ public final class Engine {
                 timers.remove(qp);
             }
         }
-        PacingQueue route;
-        while ((route = pacing.peek()) != null && route.cachedDeadline - nowNs <= 0) {
-            pacing.remove(route);
-            route.fire();
+        PacedSlot slot;
+        while ((slot = pacing.peek()) != null && slot.cachedDeadline - nowNs <= 0) {
+            pacing.remove(slot);
+            slot.fire();
         }
     }
 
-    /** CC-5: times {@code route}'s next pacing slot at {@code atNs}. */
-    void armPacing(PacingQueue route, long atNs) {
-        route.cachedDeadline = atNs;
-        pacing.update(route);
+    /** CC-5, HINT-3: times {@code slot}'s next pacing slot at {@code atNs}. */
+    void armPacing(PacedSlot slot, long atNs) {
+        slot.cachedDeadline = atNs;
+        pacing.update(slot);
     }
 
     /** Recomputes {@code qp}'s next deadline and its place in the timer heap. */

@@ -52,10 +52,7 @@ final class LossRecovery {
                 undoRto(p);
             }
         }
-        int grantMbps = ack.grantMbps();
-        c.grantBps = grantMbps == 0 ? 0 : (grantMbps & 0xFFFFFFFFL) * 1_000_000L;
-        c.lastAckRxNs = nowNs; // HINT-7: the QP holds a fresh grant (or none is given): it is scheduled
-        c.sentSinceAckBytes = 0;
+        p.peer.grant.onAck(ack.grantMbps(), nowNs); // HINT-3; HINT-7: the peer is scheduled again
         long newlyBytes = scanSack(p, cum);
         int newlyPackets = scanNewlyPackets;
         int ce = ack.ceCount();

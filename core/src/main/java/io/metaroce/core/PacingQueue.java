@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
  * <p>A QP waits in at most one queue ({@link QueuePair#pacedOn}); an entry whose QP has since moved to another queue,
  * or sent data, is stale and skipped when met.
  */
-final class PacingQueue extends Timed {
+final class PacingQueue extends PacedSlot {
     private final SharedPath route;
     private final Engine engine;
     private final int mtu;
@@ -64,6 +64,7 @@ final class PacingQueue extends Timed {
     }
 
     /** The slot came (the engine took this queue out of its heap): the oldest live waiter wakes with the token. */
+    @Override
     void fire() {
         QueuePair qp;
         while ((qp = waiters.poll()) != null) {

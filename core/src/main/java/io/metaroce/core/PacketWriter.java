@@ -98,7 +98,7 @@ final class PacketWriter {
             header(out, Opcode.ACK, BaseHeader.FLAG_ACK_HOLD, p, 0, 0, nowNs);
             base.psnFloor(AckHold.encode(newestHoldNs(nowNs, p), longestHoldNs(nowNs, p)));
             ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(ceEcho(p)).reserved(0)
-                    .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(c, nowNs))
+                    .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(nowNs))
                     .rxMsn(c.inbound.retireMsn);
             for (int w = 0; w < 4; w++) {
                 ack.sackWord(w, p.rxSackWord(w));
@@ -112,7 +112,7 @@ final class PacketWriter {
                 nowNs);
         long newest = Long.MAX_VALUE;
         long longest = 0;
-        bundle.wrap(out, BaseHeader.LENGTH).grantMbps(c.engine.grants.grantMbps(c, nowNs))
+        bundle.wrap(out, BaseHeader.LENGTH).grantMbps(c.engine.grants.grantMbps(nowNs))
                 .rxMsn(c.inbound.retireMsn);
         Path[] paths = c.paths;
         int n = paths.length;

@@ -4,7 +4,8 @@ import java.util.ArrayDeque;
 
 /**
  * PATH-15: an engine's routes to one peer ({@link SharedPath}, one per path id), shared by every QP to that peer,
- * and the QPs waiting for room in their windows.
+ * and the QPs waiting for room in their windows; the grant that peer gives (HINT-3) and whether it counts as an
+ * active sender here (HINT-2).
  */
 final class PeerLoad {
     final Engine engine;
@@ -23,11 +24,17 @@ final class PeerLoad {
     final AckHoldEstimate ackHold;
     /** REL-16: the recent largest one-way delay of this peer's data packets, as this engine receives them. */
     final OneWayDelay oneWayDelay = new OneWayDelay();
+    /** HINT-3/HINT-7: the grant the peer gives this engine and the pacing clock of every QP to it. */
+    final GrantClock grant;
+    /** HINT-2: when data from this peer last arrived, and whether this engine's grants count it as active. */
+    long lastDataRxNs = Long.MIN_VALUE;
+    boolean activeSender;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
         this.paths = new SharedPath[cfg.paths];
         this.ackHold = new AckHoldEstimate(cfg.ackHoldWindowNs);
+        this.grant = new GrantClock(engine);
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new SharedPath(i, cfg, this);
         }

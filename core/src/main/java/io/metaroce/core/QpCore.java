@@ -45,12 +45,6 @@ final class QpCore {
     int remoteQpn;
     int nextMsn;
     int nextRsn;
-    /** The latest rate granted by the peer in bits/s (0 = none, HINT-3). */
-    long grantBps;
-    /** HINT-7: when the last valid ACK from the peer arrived (MIN_VALUE: none yet), in ns. */
-    long lastAckRxNs = Long.MIN_VALUE;
-    /** HINT-7: datagram bytes of data sent since that ACK. */
-    long sentSinceAckBytes;
     /** When every path became FAILED (NO_DEADLINE: some path lives): the connection timeout runs from here. */
     long allFailedSinceNs = Engine.NO_DEADLINE;
     /**
@@ -67,9 +61,6 @@ final class QpCore {
     long sendsRetired;
     /** Some path may owe an ACK now (cleared when a scan finds none due). */
     boolean ackWork;
-    /** HINT-*: when data from the peer last arrived, and whether the grants count the peer as an active sender. */
-    long lastDataRxNs = Long.MIN_VALUE;
-    boolean activeSender;
 
     QpCore(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;

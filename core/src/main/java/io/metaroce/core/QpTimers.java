@@ -62,10 +62,6 @@ final class QpTimers {
                 }
             }
         }
-        if (c.grantBps > 0 && c.state == QpState.RTS && scheduler.grantNextNs < d && c.hasDataToSend()
-                && grantCanSend()) {
-            d = scheduler.grantNextNs;
-        }
         if (rack.timerNs < d) {
             d = rack.timerNs;
         }
@@ -82,22 +78,6 @@ final class QpTimers {
             d = Math.min(d, c.allFailedSinceNs + cfg.connectionTimeoutNs);
         }
         return d;
-    }
-
-    /**
-     * HINT-3: whether a path could send when the QP-wide grant next allows: eligible, with room, and its route's
-     * pacing slot due by then (a deadline at which nothing can be sent would have the driver call us in a loop). A
-     * route's own pacing slot is not timed here: the QP waits in the route's pacing queue, which wakes one QP per
-     * slot (CC-5, PATH-18).
-     */
-    private boolean grantCanSend() {
-        long ready = scheduler.grantNextNs;
-        for (Path p : c.paths) {
-            if (QpCore.sendable(p) && scheduler.windowOpen(p) && ready - p.shared.nextSendNs >= 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Fires every expired timer; a call with nothing expired changes nothing. */

@@ -50,6 +50,8 @@ public final class QueuePair extends Timed {
     PacingQueue pacedOn;
     /** CC-5: the route pacing queue whose slot woke this QP, handed back after its next poll (null: none). */
     PacingQueue pacingToken;
+    /** HINT-3: waiting in its peer's grant clock for the grant's next slot. */
+    boolean awaitingGrant;
 
     QueuePair(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
@@ -83,7 +85,7 @@ public final class QueuePair extends Timed {
     /** Receives posted and not yet consumed. */
     public int postedReceives() { return c.rq.count; }
     /** The latest rate granted by the peer in bits/s (0 = none). */
-    public long grantBps() { return c.grantBps; }
+    public long grantBps() { return c.paths[0].peer == null ? 0 : c.paths[0].peer.grant.bps; }
     /** Whether this QP's packets are authenticated (AUTH-1). */
     public boolean authenticated() { return auth != null; }
     /** Whether this QP's payloads are encrypted (AUTH-5). */
@@ -146,7 +148,6 @@ public final class QueuePair extends Timed {
         rack.reset();
         c.allFailedSinceNs = Engine.NO_DEADLINE;
         c.silentTimeouts = 0;
-        scheduler.reset();
         c.state = QpState.RTS;
         engine.reschedule(this);
         engine.markReady(this);
@@ -180,9 +181,6 @@ public final class QueuePair extends Timed {
         prober.reset();
         c.nextMsn = 0;
         c.nextRsn = 0;
-        c.grantBps = 0;
-        c.lastAckRxNs = Long.MIN_VALUE;
-        c.sentSinceAckBytes = 0;
         auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
         writer.auth = null;
         writer.keyUpdates = null;

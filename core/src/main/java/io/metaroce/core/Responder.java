@@ -90,7 +90,7 @@ final class Responder {
             p.ackDeadlineNs = nowNs + c.cfg.ackDelayNs;
         }
         if (op != Opcode.READ_RESP) {
-            c.engine.grants.noteSenderActivity(c, nowNs, ecn == EngineConfig.ECN_CE);
+            c.engine.grants.noteSenderActivity(p.peer, nowNs, ecn == EngineConfig.ECN_CE);
         }
     }
 

@@ -19,19 +19,11 @@ final class TransmitScheduler {
     private SharedPath pacedRoute;
     private int ackCursor;
     private boolean preferResponses;
-    /** HINT-3: when the next datagram paced by the grant may leave. */
-    long grantNextNs;
-    /** HINT-3: when the last datagram paced by the grant left (MIN_VALUE: none since the grant was 0). */
-    private long grantPacedNs = Long.MIN_VALUE;
 
     TransmitScheduler(QpCore c, PacketWriter writer, PathProber prober) {
         this.c = c;
         this.writer = writer;
         this.prober = prober;
-    }
-
-    void reset() {
-        grantNextNs = 0;
     }
 
     /**
@@ -96,13 +88,16 @@ final class TransmitScheduler {
     }
 
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
-        if (c.grantBps > 0 && grantNextNs - nowNs > 0) {
-            // HINT-3: the receiver's grant paces the whole QP. Its timer covers only a route with room, so wait on the
-            // peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
+        GrantClock grant = c.paths[0].peer.grant;
+        if (grant.waits(nowNs)) {
+            // HINT-3: the receiver's grant paces every QP to the peer together. Its timer covers only a route with
+            // room, so wait on the peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
             awaitRoom();
             SharedPath route = earliestRoute();
-            if (route != null && route.nextSendNs - grantNextNs >= 0) {
+            if (route != null && route.nextSendNs - grant.nextNs >= 0) {
                 route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
+            } else if (route != null) {
+                grant.await(c.face); // the grant's slot wakes one waiting QP of the peer at a time
             }
             return 0;
         }
@@ -128,7 +123,8 @@ final class TransmitScheduler {
                 break;
             }
             // HINT-7: the send queue's new data waits for an ACK once an unscheduled QP spent its budget
-            OutQueue sq = unscheduledSpent(nowNs) ? null : c.sq;
+            OutQueue sq = grant.unscheduledSpent(nowNs, c.cfg.unscheduledBytes, c.cfg.activeSenderWindowNs)
+                    ? null : c.sq;
             OutQueue first = preferResponses || sq == null ? c.rsq : sq;
             OutQueue second = first == c.rsq ? sq : c.rsq;
             OutQueue oq = first.nextToSend < first.tail ? first
@@ -171,7 +167,6 @@ final class TransmitScheduler {
         int len = writer.data(nowNs, p, w, seg, retransmit, out);
         record(nowNs, p, q, w, seg, attempt, len);
         p.lastTxAckReq = retransmit || seg == w.segments - 1; // what PacketWriter flags ACK_REQ
-        c.sentSinceAckBytes += len;
         if (retransmit) {
             p.retransmits++;
             c.count(Counter.RETRANSMITS);
@@ -216,19 +211,6 @@ final class TransmitScheduler {
         return 0;
     }
 
-    /**
-     * HINT-7: whether this QP holds no grant (no ACK from the peer within the active-sender window) and has sent its
-     * unscheduled budget since its last ACK. A grant that old is void: the receiver no longer counts this sender.
-     */
-    private boolean unscheduledSpent(long nowNs) {
-        long budget = c.cfg.unscheduledBytes;
-        if (budget == 0 || c.lastAckRxNs != Long.MIN_VALUE && nowNs - c.lastAckRxNs <= c.cfg.activeSenderWindowNs) {
-            return false;
-        }
-        c.grantBps = 0;
-        return c.sentSinceAckBytes >= budget;
-    }
-
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
     private void awaitRoom() {
         c.paths[0].peer.await(c.face);
@@ -266,7 +248,7 @@ final class TransmitScheduler {
         p.txBytes += len;
     }
 
-    /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per QP at the receiver's grant (HINT-3). */
+    /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per peer at the receiver's grant (HINT-3). */
     private void pace(long nowNs, Path p, int len) {
         c.face.pacedOn = null; // it sent: a place it held in a route's pacing queue is stale (CC-5)
         SharedPath route = p.shared;
@@ -280,18 +262,7 @@ final class TransmitScheduler {
             route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
             route.paced();
         }
-        if (c.grantBps > 0) {
-            // HINT-3: the next send time moves one interval on; a QP that has been sending under the grant and was
-            // woken late keeps its schedule (catching up by at most two intervals: a host's timers are not exact,
-            // and without this every late wake-up is throughput lost for good); after a pause it starts from now
-            long gap = len * 8_000_000_000L / c.grantBps;
-            boolean onSchedule = grantPacedNs != Long.MIN_VALUE && nowNs - grantNextNs <= 2 * gap
-                    && nowNs - grantPacedNs <= 3 * gap;
-            grantNextNs = (onSchedule ? Math.max(grantNextNs, nowNs - 2 * gap) : Math.max(grantNextNs, nowNs)) + gap;
-            grantPacedNs = nowNs;
-        } else {
-            grantPacedNs = Long.MIN_VALUE;
-        }
+        p.peer.grant.sent(c.face, len, nowNs); // HINT-3, HINT-7
         if (c.face.pacingToken != null) {
             c.face.pacingToken.handBack(c.face); // PATH-18: its turn is used, the next waiter's comes
         }

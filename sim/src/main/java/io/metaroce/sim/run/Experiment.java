@@ -66,13 +66,14 @@ public final class Experiment {
 
     /**
      * The transport {@code spec.transport} names: {@code metaroce} (engine config from {@code spec.engine} with the
-     * fabric's planes and the host link rate as pacing rate when 0) or {@code rocev2}.
+     * fabric's planes, the host link rate as pacing rate when 0 and, with {@code spec.grants}, as the receivers'
+     * inbound capacity when 0) or {@code rocev2}.
      */
     public static Transport transport(ExperimentSpec spec, EventLoop loop, PacketPool pool, Fabric fabric,
                                       SplittableRandom rng) {
         return switch (spec.transport.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "metaroce" -> new MetaRoceTransport(loop, pool, fabric,
-                    MetaRoceTransport.engineConfig(spec.engine, spec.fabric), rng, spec.verify);
+                    MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants), rng, spec.verify);
             case "rocev2", "roce" -> new RoceTransport(loop, pool, fabric, spec.roce, rng);
             default -> throw new IllegalArgumentException("unknown transport '" + spec.transport
                     + "' (metaroce, rocev2)");
@@ -82,7 +83,7 @@ public final class Experiment {
     /** Packet buffer size the transport of {@code spec} needs. */
     public static int packetCapacity(ExperimentSpec spec) {
         if (spec.transport.trim().equalsIgnoreCase("metaroce")) {
-            EngineConfig ec = MetaRoceTransport.engineConfig(spec.engine, spec.fabric);
+            EngineConfig ec = MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants);
             return MetaRoceTransport.bufferLength(ec) + 64;
         }
         return Math.max(64, spec.workload.crossPacketBytes);

@@ -28,6 +28,12 @@ public final class ExperimentSpec {
     public String transport = "metaroce";
     /** The fabric (topology, rates, buffers, ECN, PFC, routing, link loss). */
     public final FabricConfig fabric = new FabricConfig();
+    /**
+     * MetaRoCE as deployed: every receiver grants its senders shares of its line rate (HINT-1..HINT-7; the host link
+     * rate times the planes, what a real device reads from its links) unless {@code engine.inboundCapacityBps} sets
+     * another capacity. {@code false}: no grants unless {@code engine.inboundCapacityBps} is set.
+     */
+    public boolean grants = true;
     /** MetaRoCE engine settings (planes are taken from the fabric). */
     public final EngineConfig engine = new EngineConfig();
     /** RoCEv2 baseline settings. */

@@ -86,12 +86,13 @@ public final class Simulation {
 
     /**
      * Builds the fabric {@code fabricCfg} with one engine per host from {@code engineCfg} (see
-     * {@link MetaRoceTransport#engineConfig} for the planes and pacing rate), all seeded from {@code seed}. With
+     * {@link MetaRoceTransport#engineConfig} for the planes and pacing rate; grants only as {@code engineCfg} sets
+     * them), all seeded from {@code seed}. With
      * {@code verify}, every message gets its own destination buffer, compared with the source on delivery.
      */
     public Simulation(long seed, FabricConfig fabricCfg, EngineConfig engineCfg, boolean verify) {
         SplittableRandom master = new SplittableRandom(seed);
-        EngineConfig ec = MetaRoceTransport.engineConfig(engineCfg, fabricCfg);
+        EngineConfig ec = MetaRoceTransport.engineConfig(engineCfg, fabricCfg, false);
         this.pool = new PacketPool(MetaRoceTransport.bufferLength(ec) + 64);
         this.fabric = Topologies.build(fabricCfg, loop, pool, master.split());
         this.transport = new MetaRoceTransport(loop, pool, fabric, ec, master.split(), verify);

@@ -158,12 +158,18 @@ public final class MetaRoceTransport implements Transport {
     /**
      * The engine configuration a run uses: a copy of {@code engine} with the fabric's planes, and when
      * {@code txRateBps} is 0 the host's NIC rate as pacing rate: the host link rate times the planes (the host
-     * has one link of that rate per plane, and the engine paces everything it sends to one rate).
+     * has one link of that rate per plane, and the engine paces everything it sends to one rate). With
+     * {@code grants} and {@code inboundCapacityBps} 0, the same rate is the inbound capacity the receiver shares
+     * among its senders (HINT-1), as a real device does by default (it reads its links' rates).
      */
-    public static EngineConfig engineConfig(EngineConfig engine, FabricConfig fabric) {
+    public static EngineConfig engineConfig(EngineConfig engine, FabricConfig fabric, boolean grants) {
         EngineConfig ec = engine.copy().planes(fabric.planes);
+        long lineRate = fabric.hostRateBps * fabric.planes;
         if (ec.txRateBps == 0) {
-            ec.txRateBps = fabric.hostRateBps * fabric.planes;
+            ec.txRateBps = lineRate;
+        }
+        if (grants && ec.inboundCapacityBps == 0) {
+            ec.inboundCapacityBps = lineRate;
         }
         return ec;
     }
