@@ -58,6 +58,8 @@ public final class Engine {
     /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
     private ArrayDeque<QueuePair> touched;
     private final TimerHeap<QueuePair> timers = new TimerHeap<>();
+    /** PATH-14: QPs' deadlines that only let them transmit ({@link SendDue}), served when the line is free. */
+    private final TimerHeap<SendDue> sendDues = new TimerHeap<>();
     /** CC-5: routes' pacing slots that QPs wait for, one timer per route ({@link PacingQueue}). */
     private final TimerHeap<PacingQueue> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
@@ -283,7 +285,7 @@ public final class Engine {
             }
             qp.handle(nowNs, seg, length, ecn);
             reschedule(qp);
-            markReady(qp);
+            offer(qp, nowNs);
         } catch (RuntimeException e) {
             internalErrors++;
             lastInternalError = e;
@@ -298,12 +300,23 @@ public final class Engine {
         while ((qp = timers.peek()) != null && qp.cachedDeadline - nowNs <= 0) {
             qp.onTimeout(nowNs);
             reschedule(qp);
-            markReady(qp);
             if (qp.cachedDeadline - nowNs <= 0) {
-                // Still due after its timers ran: only a transmit can satisfy it (an ACK or a paced packet
-                // waiting). It is in the ready queue; pollTransmit puts it back in the heap.
+                // Still due after its timers ran: only a transmit can satisfy it (a probe waiting for the
+                // engine's probe budget). It goes to the ready queue; pollTransmit puts it back in the heap.
                 timers.remove(qp);
+                markReady(qp);
+            } else {
+                offer(qp, nowNs);
             }
+        }
+        long line = lineFreeNs();
+        SendDue due;
+        while ((line == Long.MIN_VALUE || line - nowNs <= 0) && (due = sendDues.peek()) != null
+                && due.cachedDeadline - nowNs <= 0) {
+            // PATH-14: it may transmit now; it is in the ready queue, and pollTransmit times it again
+            sendDues.remove(due);
+            due.qp.onSendDue();
+            markReady(due.qp);
         }
         PacingQueue route;
         while ((route = pacing.peek()) != null && route.cachedDeadline - nowNs <= 0) {
@@ -322,6 +335,12 @@ public final class Engine {
     void reschedule(QueuePair qp) {
         qp.cachedDeadline = qp.nextDeadline();
         timers.update(qp);
+        sendDues.update(qp.sendDue);
+    }
+
+    /** PATH-14: when the line rate lets the next datagram leave, or Long.MIN_VALUE without a line rate or a send yet. */
+    private long lineFreeNs() {
+        return cfg.txRateBps > 0 ? txNextNs : Long.MIN_VALUE;
     }
 
     /**
@@ -338,10 +357,22 @@ public final class Engine {
             int n = qp.poll(nowNs, out, tx);
             ready.pollFirst();
             touch(qp);
+            if (n > 0 && cfg.txRateBps > 0) {
+                planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
+                // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
+                long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
+                long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
+                txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
+            }
             reschedule(qp);
             if (n == 0 && qp.pacingToken != null) {
                 // PATH-18: woken for a route's slot, it sent no data: the next waiter's turn comes
                 qp.pacingToken.handBack(qp);
+            }
+            if (n > 0 && waitsForMore(qp, nowNs)) {
+                qp.inReady = false;
+                turnBytes = 0;
+                return n;
             }
             if (n > 0) {
                 // VERBS-19: round robin among QPs with work; a turn carries up to txQuantumBytes (0: one datagram)
@@ -352,19 +383,41 @@ public final class Engine {
                     turnBytes = 0;
                     ready.addLast(qp);
                 }
-                if (cfg.txRateBps > 0) {
-                    planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
-                    // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
-                    long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
-                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
-                    txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
-                }
                 return n;
             }
             qp.inReady = false;
             turnBytes = 0;
         }
         return 0;
+    }
+
+    /** Puts {@code qp} in the ready queue, unless {@link #waitsForMore} finds it has nothing to send. */
+    private void offer(QueuePair qp, long nowNs) {
+        if (qp.inReady || !waitsForMore(qp, nowNs)) {
+            markReady(qp);
+        } else {
+            touch(qp);
+        }
+    }
+
+    /**
+     * PATH-14: with a line rate, whether {@code qp} could send nothing when the line is next free (now, if it is); it
+     * then waits for what it needs (room, its route's pacing slot, its timers), as a poll then would have left it,
+     * instead of waiting in the ready queue for a poll (and, while the line is busy, the driver for a wake-up) that
+     * sends nothing.
+     */
+    private boolean waitsForMore(QueuePair qp, long nowNs) {
+        if (cfg.txRateBps <= 0) {
+            return false;
+        }
+        long lineNs = txNextNs == Long.MIN_VALUE || txNextNs - nowNs <= 0 ? nowNs : txNextNs;
+        if (qp.canSendBy(lineNs)) {
+            return false;
+        }
+        if (qp.pacingToken != null) {
+            qp.pacingToken.handBack(qp); // PATH-18: its turn on the route passes to the next waiter
+        }
+        return true;
     }
 
     /**
@@ -379,9 +432,15 @@ public final class Engine {
 
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
-        long d = Math.min(timers.peekDeadline(), pacing.peekDeadline());
-        if (cfg.txRateBps > 0 && !ready.isEmpty() && txNextNs != Long.MIN_VALUE && txNextNs < d) {
-            d = txNextNs; // QPs wait in the ready queue for the line rate
+        long line = lineFreeNs();
+        // PATH-14: a route's pacing slot and a QP's deadline that only lets it transmit count from when the line is free
+        long send = Math.min(pacing.peekDeadline(), sendDues.peekDeadline());
+        if (send != NO_DEADLINE && send < line) {
+            send = line;
+        }
+        long d = Math.min(timers.peekDeadline(), send);
+        if (!ready.isEmpty() && line != Long.MIN_VALUE && line < d) {
+            d = line; // QPs wait in the ready queue for the line rate
         }
         return d;
     }

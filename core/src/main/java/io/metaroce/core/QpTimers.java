@@ -13,6 +13,9 @@ final class QpTimers {
     private final PathProber prober;
     private final TransmitScheduler scheduler;
 
+    /** Set by {@link #nextDeadline()}: this QP's earliest deadline that only lets it transmit (NO_DEADLINE: none). */
+    long sendDeadlineNs = Engine.NO_DEADLINE;
+
     QpTimers(QpCore c, LossRecovery recovery, Rack rack, PathProber prober, TransmitScheduler scheduler) {
         this.c = c;
         this.recovery = recovery;
@@ -22,16 +25,21 @@ final class QpTimers {
     }
 
     /**
-     * Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. Only the paths in the QP's armed mask are looked
-     * at (a path is armed when it takes a packet into flight, accepts one to acknowledge or sets a probe deadline);
-     * a path found with none of these left is dropped from the mask, so an idle path costs nothing here.
+     * Earliest deadline of this QP whose timer changes its state, or {@link Engine#NO_DEADLINE}; the earliest one
+     * that only lets it transmit (a delayed ACK falling due, ACK-2; the grant's next slot, HINT-3) is left in
+     * {@link #sendDeadlineNs}. Only the paths in the QP's armed mask are looked at (a path is armed when it takes a
+     * packet into flight, accepts one to acknowledge or sets a probe deadline); a path found with none of these left
+     * is dropped from the mask, so an idle path costs nothing here.
      */
     long nextDeadline() {
+        sendDeadlineNs = Engine.NO_DEADLINE;
         if (!c.running()) {
             return Engine.NO_DEADLINE;
         }
         EngineConfig cfg = c.cfg;
         long d = Engine.NO_DEADLINE;
+        long send = Engine.NO_DEADLINE; // deadlines that only let the QP transmit
+        long newestAckedSentNs = rack.newestAckedSentNs(Long.MIN_VALUE);
         long[] armed = c.armedPaths;
         Path[] paths = c.paths;
         for (int w = 0; w < armed.length; w++) {
@@ -44,11 +52,11 @@ final class QpTimers {
                     armed[w] &= ~(1L << b);
                     continue;
                 }
-                if (p.rxPending > 0 && p.ackDeadlineNs < d) {
-                    d = p.ackDeadlineNs;
+                if (p.rxPending > 0 && p.ackDeadlineNs < send) {
+                    send = p.ackDeadlineNs;
                 }
                 if (p.inflightPackets > 0) {
-                    long rto = PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, c.silentTimeouts, rack.newestAckedSentNs(Long.MIN_VALUE));
+                    long rto = PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, c.silentTimeouts, newestAckedSentNs);
                     if (rto < d) {
                         d = rto;
                     }
@@ -62,10 +70,11 @@ final class QpTimers {
                 }
             }
         }
-        if (c.grantBps > 0 && c.state == QpState.RTS && scheduler.grantNextNs < d && c.hasDataToSend()
+        if (c.grantBps > 0 && c.state == QpState.RTS && scheduler.grantNextNs < send && c.hasDataToSend()
                 && grantCanSend()) {
-            d = scheduler.grantNextNs;
+            send = scheduler.grantNextNs;
         }
+        sendDeadlineNs = send;
         if (rack.timerNs < d) {
             d = rack.timerNs;
         }
@@ -98,6 +107,14 @@ final class QpTimers {
             }
         }
         return false;
+    }
+
+    /**
+     * The deadline in {@link #sendDeadlineNs} has passed and the line is free: a delayed ACK due is looked for at the
+     * next poll (the grant's slot needs nothing: the poll checks it).
+     */
+    void onSendDue() {
+        c.ackWork = true;
     }
 
     /** Fires every expired timer; a call with nothing expired changes nothing. */

@@ -50,6 +50,8 @@ public final class QueuePair extends Timed {
     PacingQueue pacedOn;
     /** CC-5: the route pacing queue whose slot woke this QP, handed back after its next poll (null: none). */
     PacingQueue pacingToken;
+    /** PATH-14: this QP's earliest deadline that only lets it transmit, timed apart from the rest (ACK-2, HINT-3). */
+    final SendDue sendDue = new SendDue(this);
 
     QueuePair(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
@@ -336,9 +338,19 @@ public final class QueuePair extends Timed {
         }
     }
 
-    /** Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. */
+    /**
+     * Earliest deadline of this QP whose timer changes its state, or {@link Engine#NO_DEADLINE}; also times
+     * {@link #sendDue}.
+     */
     long nextDeadline() {
-        return timers.nextDeadline();
+        long d = timers.nextDeadline();
+        sendDue.cachedDeadline = timers.sendDeadlineNs;
+        return d;
+    }
+
+    /** {@link #sendDue}'s deadline passed and the line is free: the QP is polled for what it may send. */
+    void onSendDue() {
+        timers.onSendDue();
     }
 
     /** Fires every expired timer; a call with nothing expired changes nothing (spurious timeouts are no-ops). */
@@ -352,6 +364,11 @@ public final class QueuePair extends Timed {
      */
     int poll(long nowNs, MemorySegment out, Transmit tx) {
         return scheduler.poll(nowNs, out, tx);
+    }
+
+    /** PATH-14: whether a poll at {@code atNs} could send anything; if not, the QP waits for what it needs. */
+    boolean canSendBy(long atNs) {
+        return scheduler.canSendBy(atNs);
     }
 
     @Override

@@ -65,17 +65,11 @@ final class TransmitScheduler {
             return writer.probeReply(nowNs, out, tx);
         }
         if (c.ackWork) {
-            Path[] paths = c.paths;
-            int n = paths.length;
-            for (int k = 0; k < n; k++) {
-                int id = ackCursor + k;
-                Path p = paths[id >= n ? id - n : id];
-                if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0)) {
-                    ackCursor = p.id + 1 == n ? 0 : p.id + 1;
-                    return writer.ack(nowNs, p, out, tx);
-                }
+            Path p = ackDue(nowNs);
+            if (p != null) {
+                ackCursor = p.id + 1 == c.paths.length ? 0 : p.id + 1;
+                return writer.ack(nowNs, p, out, tx);
             }
-            c.ackWork = false;
         }
         Path probe = prober.nextProbe(nowNs);
         if (probe != null) {
@@ -93,6 +87,24 @@ final class TransmitScheduler {
             return 0;
         }
         return pollData(nowNs, out, tx);
+    }
+
+    /**
+     * The path, from the ACK cursor on, with an ACK to send at {@code atNs} (ACK-2); null when none, and the QP's ACK
+     * work is then done (a delayed ACK falling due later sets it again).
+     */
+    private Path ackDue(long atNs) {
+        Path[] paths = c.paths;
+        int n = paths.length;
+        for (int k = 0; k < n; k++) {
+            int id = ackCursor + k;
+            Path p = paths[id >= n ? id - n : id];
+            if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - atNs <= 0)) {
+                return p;
+            }
+        }
+        c.ackWork = false;
+        return null;
     }
 
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
@@ -298,6 +310,57 @@ final class TransmitScheduler {
     }
 
     /**
+     * Whether {@code p} may take a data packet at {@code atNs}: sendable, with room, and its route's pacing slot come
+     * and this QP's turn on it (PATH-18). A route with room that is not due yet is noted in {@link #pacedRoute} when
+     * its slot comes before the one noted.
+     */
+    private boolean slotDue(Path p, long atNs) {
+        if (!QpCore.sendable(p) || !windowOpen(p)) {
+            return false;
+        }
+        SharedPath route = p.shared;
+        if (route.nextSendNs - atNs > 0 || !route.turnOf(c.face)) {
+            if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
+                pacedRoute = route;
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * PATH-14: whether a poll at {@code atNs} (when the line is next free) could send anything. When it certainly
+     * could not, the QP is left waiting as that poll would leave it: for room to its peer and its route's next
+     * pacing slot (PATH-15, PATH-18), so it needs no poll meanwhile. Errs towards true (HINT-3 grants, HINT-7
+     * budgets, a retransmission that may be stale).
+     */
+    boolean canSendBy(long atNs) {
+        if (!c.running()) {
+            return false;
+        }
+        if (!c.naks.isEmpty() || !c.replies.isEmpty() || c.ackWork && ackDue(atNs) != null || prober.hasWork()) {
+            return true;
+        }
+        if (c.state != QpState.RTS || !c.hasDataToSend()) {
+            return false;
+        }
+        if (c.grantBps > 0 || c.cfg.unscheduledBytes > 0 || !c.retx.isEmpty()) {
+            return true;
+        }
+        pacedRoute = null;
+        for (Path p : c.paths) {
+            if (slotDue(p, atNs)) {
+                return true;
+            }
+        }
+        awaitRoom();
+        if (pacedRoute != null) {
+            pacedRoute.pacingQueue().await(c.face); // PATH-18: the route's slot wakes one waiter at a time
+        }
+        return false;
+    }
+
+    /**
      * PATH-1: the sendable path with the largest open window, round-robin among equals, on a plane whose port is not
      * backlogged (PATH-19; when all are, the port free first). When none may send now,
      * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
@@ -314,14 +377,7 @@ final class TransmitScheduler {
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
             Path p = paths[id >= n ? id - n : id];
-            if (!QpCore.sendable(p) || !windowOpen(p)) {
-                continue;
-            }
-            SharedPath route = p.shared;
-            if (route.nextSendNs - nowNs > 0 || !route.turnOf(c.face)) {
-                if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
-                    pacedRoute = route;
-                }
+            if (!slotDue(p, nowNs)) {
                 continue;
             }
             // PATH-19: a path whose plane's port is not backlogged, by the largest open window (PATH-11); when every
