@@ -364,7 +364,9 @@ public final class Engine {
                 long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
                 txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
             }
-            reschedule(qp);
+            qp.cachedDeadline = qp.nextDeadlineAfterPoll(); // as reschedule(qp)
+            timers.update(qp);
+            sendDues.update(qp.sendDue);
             if (n == 0 && qp.pacingToken != null) {
                 // PATH-18: woken for a route's slot, it sent no data: the next waiter's turn comes
                 qp.pacingToken.handBack(qp);

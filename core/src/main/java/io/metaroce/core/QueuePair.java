@@ -348,6 +348,14 @@ public final class QueuePair extends Timed {
         return d;
     }
 
+    /** {@link #nextDeadline()} right after a {@link #poll}: cheaper when the poll only sent a data packet. */
+    long nextDeadlineAfterPoll() {
+        Path p = scheduler.dataPath;
+        long d = p == null ? timers.nextDeadline() : timers.nextDeadlineAfterData(p);
+        sendDue.cachedDeadline = timers.sendDeadlineNs;
+        return d;
+    }
+
     /** {@link #sendDue}'s deadline passed and the line is free: the QP is polled for what it may send. */
     void onSendDue() {
         timers.onSendDue();

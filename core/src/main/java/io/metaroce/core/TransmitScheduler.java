@@ -19,6 +19,11 @@ final class TransmitScheduler {
     private SharedPath pacedRoute;
     private int ackCursor;
     private boolean preferResponses;
+    /**
+     * The path of the data packet the last {@link #poll} sent when that packet (its record, the path's floor, its
+     * pacing) was all the poll changed; null otherwise ({@link QpTimers#nextDeadlineAfterData}).
+     */
+    Path dataPath;
     /** HINT-3: when the next datagram paced by the grant may leave. */
     long grantNextNs;
     /** HINT-3: when the last datagram paced by the grant left (MIN_VALUE: none since the grant was 0). */
@@ -55,6 +60,7 @@ final class TransmitScheduler {
      * now.
      */
     int poll(long nowNs, MemorySegment out, Transmit tx) {
+        dataPath = null;
         if (!c.running()) {
             return 0;
         }
@@ -191,6 +197,7 @@ final class TransmitScheduler {
         c.count(Counter.TX_DATA_PACKETS);
         c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
         pace(nowNs, p, len);
+        dataPath = p;
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
     }
 
