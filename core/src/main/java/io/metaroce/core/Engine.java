@@ -63,7 +63,8 @@ public final class Engine {
     /** CC-5: routes' pacing slots that QPs wait for, one timer per route ({@link PacingQueue}). */
     private final TimerHeap<PacingQueue> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
-    private long txNextNs = Long.MIN_VALUE;
+    /** PATH-14: when the device's next datagram may leave. */
+    private final LineClock line;
     /** VERBS-19: bytes the QP at the head of {@link #ready} has sent in its current turn. */
     private int turnBytes;
     /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
@@ -90,6 +91,7 @@ public final class Engine {
         this.probeBudget = new ProbeBudget(cfg);
         this.planeClocks = new PlaneClocks(cfg);
         this.grants = new Grants(cfg);
+        this.line = new LineClock(cfg);
         qps.add(null); // QP index 0 is never used
         mrs.add(null);
     }
@@ -309,10 +311,8 @@ public final class Engine {
                 offer(qp, nowNs);
             }
         }
-        long line = lineFreeNs();
         SendDue due;
-        while ((line == Long.MIN_VALUE || line - nowNs <= 0) && (due = sendDues.peek()) != null
-                && due.cachedDeadline - nowNs <= 0) {
+        while (!line.busyAt(nowNs) && (due = sendDues.peek()) != null && due.cachedDeadline - nowNs <= 0) {
             // PATH-14: it may transmit now; it is in the ready queue, and pollTransmit times it again
             sendDues.remove(due);
             due.qp.onSendDue();
@@ -338,31 +338,23 @@ public final class Engine {
         sendDues.update(qp.sendDue);
     }
 
-    /** PATH-14: when the line rate lets the next datagram leave, or Long.MIN_VALUE without a line rate or a send yet. */
-    private long lineFreeNs() {
-        return cfg.txRateBps > 0 ? txNextNs : Long.MIN_VALUE;
-    }
-
     /**
      * Writes the next datagram to send into {@code out} (which must hold mtu + 68 bytes) and describes it in
      * {@code tx}; returns its length, or 0 when nothing may be sent now.
      */
     public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
         see(nowNs);
-        if (cfg.txRateBps > 0 && txNextNs != Long.MIN_VALUE && txNextNs - nowNs > 0) {
-            return 0; // the device's line rate: the next datagram may leave at txNextNs
+        if (line.busyAt(nowNs)) {
+            return 0; // the device's line rate (PATH-14)
         }
         while (!ready.isEmpty()) {
             QueuePair qp = ready.peekFirst();
             int n = qp.poll(nowNs, out, tx);
             ready.pollFirst();
             touch(qp);
-            if (n > 0 && cfg.txRateBps > 0) {
+            if (n > 0 && line.on()) {
                 planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
-                // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
-                long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
-                long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
-                txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
+                line.sent(n, nowNs);
             }
             qp.cachedDeadline = qp.nextDeadlineAfterPoll(); // as reschedule(qp)
             timers.update(qp);
@@ -402,24 +394,9 @@ public final class Engine {
         }
     }
 
-    /**
-     * PATH-14: with a line rate, whether {@code qp} could send nothing when the line is next free (now, if it is); it
-     * then waits for what it needs (room, its route's pacing slot, its timers), as a poll then would have left it,
-     * instead of waiting in the ready queue for a poll (and, while the line is busy, the driver for a wake-up) that
-     * sends nothing.
-     */
+    /** PATH-14: with a line rate, whether {@code qp} could send nothing when the line is next free (now, if it is). */
     private boolean waitsForMore(QueuePair qp, long nowNs) {
-        if (cfg.txRateBps <= 0) {
-            return false;
-        }
-        long lineNs = txNextNs == Long.MIN_VALUE || txNextNs - nowNs <= 0 ? nowNs : txNextNs;
-        if (qp.canSendBy(lineNs)) {
-            return false;
-        }
-        if (qp.pacingToken != null) {
-            qp.pacingToken.handBack(qp); // PATH-18: its turn on the route passes to the next waiter
-        }
-        return true;
+        return line.on() && !qp.canSendBy(line.nextSendNs(nowNs));
     }
 
     /**
@@ -434,15 +411,15 @@ public final class Engine {
 
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
-        long line = lineFreeNs();
+        long free = line.freeNs();
         // PATH-14: a route's pacing slot and a QP's deadline that only lets it transmit count from when the line is free
         long send = Math.min(pacing.peekDeadline(), sendDues.peekDeadline());
-        if (send != NO_DEADLINE && send < line) {
-            send = line;
+        if (send != NO_DEADLINE && send < free) {
+            send = free;
         }
         long d = Math.min(timers.peekDeadline(), send);
-        if (!ready.isEmpty() && line != Long.MIN_VALUE && line < d) {
-            d = line; // QPs wait in the ready queue for the line rate
+        if (!ready.isEmpty() && free != Long.MIN_VALUE && free < d) {
+            d = free; // QPs wait in the ready queue for the line rate
         }
         return d;
     }

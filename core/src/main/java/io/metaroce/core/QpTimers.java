@@ -1,5 +1,7 @@
 package io.metaroce.core;
 
+import java.util.Arrays;
+
 /**
  * One QP's timers: delayed ACKs (ACK-2), retransmission timeouts (RTO-1), tail-loss probes (RTO-6), probe
  * deadlines (PATH-5), pacing, the REL-14 reordering timer, the REL-16 missing-segment check, RNR holds (NAK-7),
@@ -47,6 +49,8 @@ final class QpTimers {
         if (pathDueNs.length != paths.length) {
             pathDueNs = new long[paths.length];
             pathAckNs = new long[paths.length];
+            Arrays.fill(pathDueNs, Engine.NO_DEADLINE);
+            Arrays.fill(pathAckNs, Engine.NO_DEADLINE);
         }
         long newestAckedSentNs = rack.newestAckedSentNs(Long.MIN_VALUE);
         long d = Engine.NO_DEADLINE;

@@ -338,10 +338,21 @@ final class TransmitScheduler {
     /**
      * PATH-14: whether a poll at {@code atNs} (when the line is next free) could send anything. When it certainly
      * could not, the QP is left waiting as that poll would leave it: for room to its peer and its route's next
-     * pacing slot (PATH-15, PATH-18), so it needs no poll meanwhile. Errs towards true (HINT-3 grants, HINT-7
-     * budgets, a retransmission that may be stale).
+     * pacing slot (PATH-15, PATH-18), with a slot's token it holds handed on, so it needs no poll meanwhile (nor the
+     * driver a wake-up that sends nothing). Errs towards true (HINT-3 grants, HINT-7 budgets, a retransmission that
+     * may be stale).
      */
     boolean canSendBy(long atNs) {
+        if (sendsBy(atNs)) {
+            return true;
+        }
+        if (c.face.pacingToken != null) {
+            c.face.pacingToken.handBack(c.face); // PATH-18: its turn on the route passes to the next waiter
+        }
+        return false;
+    }
+
+    private boolean sendsBy(long atNs) {
         if (!c.running()) {
             return false;
         }
