@@ -11,6 +11,7 @@ final class AckHoldEstimate {
     private boolean started;
     private long currentMaxNs;
     private long previousMaxNs;
+    private long reports;
 
     /** {@code windowNs} {@code <= 0}: never anything to allow for. */
     AckHoldEstimate(long windowNs) {
@@ -22,10 +23,16 @@ final class AckHoldEstimate {
         if (windowNs <= 0) {
             return;
         }
+        reports++;
         roll(nowNs);
         if (holdNs > currentMaxNs) {
             currentMaxNs = holdNs;
         }
+    }
+
+    /** Reports taken (each may change {@link #allowanceNs()}). */
+    long reports() {
+        return reports;
     }
 
     /**

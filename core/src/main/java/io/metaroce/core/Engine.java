@@ -58,10 +58,13 @@ public final class Engine {
     /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
     private ArrayDeque<QueuePair> touched;
     private final TimerHeap<QueuePair> timers = new TimerHeap<>();
+    /** PATH-14: QPs' deadlines that only let them transmit ({@link SendDue}), served when the line is free. */
+    private final TimerHeap<SendDue> sendDues = new TimerHeap<>();
     /** CC-5, HINT-3: pacing slots that QPs wait for, one timer per route ({@link PacingQueue}) or peer's grant. */
     private final TimerHeap<PacedSlot> pacing = new TimerHeap<>();
     private final HashMap<Integer, PeerLoad> peerLoads = new HashMap<>();
-    private long txNextNs = Long.MIN_VALUE;
+    /** PATH-14: when the device's next datagram may leave. */
+    private final LineClock line;
     /** VERBS-19: bytes the QP at the head of {@link #ready} has sent in its current turn. */
     private int turnBytes;
     /** The latest time the driver called with (handleDatagram's arrival times are not earlier). */
@@ -88,6 +91,7 @@ public final class Engine {
         this.probeBudget = new ProbeBudget(cfg);
         this.planeClocks = new PlaneClocks(cfg);
         this.grants = new Grants(cfg);
+        this.line = new LineClock(cfg);
         qps.add(null); // QP index 0 is never used
         mrs.add(null);
     }
@@ -283,7 +287,7 @@ public final class Engine {
             }
             qp.handle(nowNs, seg, length, ecn);
             reschedule(qp);
-            markReady(qp);
+            offer(qp, nowNs);
         } catch (RuntimeException e) {
             internalErrors++;
             lastInternalError = e;
@@ -298,12 +302,21 @@ public final class Engine {
         while ((qp = timers.peek()) != null && qp.cachedDeadline - nowNs <= 0) {
             qp.onTimeout(nowNs);
             reschedule(qp);
-            markReady(qp);
             if (qp.cachedDeadline - nowNs <= 0) {
-                // Still due after its timers ran: only a transmit can satisfy it (an ACK or a paced packet
-                // waiting). It is in the ready queue; pollTransmit puts it back in the heap.
+                // Still due after its timers ran: only a transmit can satisfy it (a probe waiting for the
+                // engine's probe budget). It goes to the ready queue; pollTransmit puts it back in the heap.
                 timers.remove(qp);
+                markReady(qp);
+            } else {
+                offer(qp, nowNs);
             }
+        }
+        SendDue due;
+        while (!line.busyAt(nowNs) && (due = sendDues.peek()) != null && due.cachedDeadline - nowNs <= 0) {
+            // PATH-14: it may transmit now; it is in the ready queue, and pollTransmit times it again
+            sendDues.remove(due);
+            due.qp.onSendDue();
+            markReady(due.qp);
         }
         PacedSlot slot;
         while ((slot = pacing.peek()) != null && slot.cachedDeadline - nowNs <= 0) {
@@ -322,6 +335,7 @@ public final class Engine {
     void reschedule(QueuePair qp) {
         qp.cachedDeadline = qp.nextDeadline();
         timers.update(qp);
+        sendDues.update(qp.sendDue);
     }
 
     /**
@@ -330,18 +344,29 @@ public final class Engine {
      */
     public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
         see(nowNs);
-        if (cfg.txRateBps > 0 && txNextNs != Long.MIN_VALUE && txNextNs - nowNs > 0) {
-            return 0; // the device's line rate: the next datagram may leave at txNextNs
+        if (line.busyAt(nowNs)) {
+            return 0; // the device's line rate (PATH-14)
         }
         while (!ready.isEmpty()) {
             QueuePair qp = ready.peekFirst();
             int n = qp.poll(nowNs, out, tx);
             ready.pollFirst();
             touch(qp);
-            reschedule(qp);
+            if (n > 0 && line.on()) {
+                planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
+                line.sent(n, nowNs);
+            }
+            qp.cachedDeadline = qp.nextDeadlineAfterPoll(); // as reschedule(qp)
+            timers.update(qp);
+            sendDues.update(qp.sendDue);
             if (n == 0 && qp.pacingToken != null) {
                 // PATH-18: woken for a route's slot, it sent no data: the next waiter's turn comes
                 qp.pacingToken.handBack(qp);
+            }
+            if (n > 0 && waitsForMore(qp, nowNs)) {
+                qp.inReady = false;
+                turnBytes = 0;
+                return n;
             }
             if (n > 0) {
                 // VERBS-19: round robin among QPs with work; a turn carries up to txQuantumBytes (0: one datagram)
@@ -352,19 +377,26 @@ public final class Engine {
                     turnBytes = 0;
                     ready.addLast(qp);
                 }
-                if (cfg.txRateBps > 0) {
-                    planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
-                    // PATH-14 with a burst credit: the line-rate clock may lag now by pacingBurstBytes' worth
-                    long credit = cfg.pacingBurstBytes * 8_000_000_000L / cfg.txRateBps;
-                    long start = txNextNs == Long.MIN_VALUE ? nowNs : Math.max(txNextNs, nowNs - credit);
-                    txNextNs = start + n * 8_000_000_000L / cfg.txRateBps;
-                }
                 return n;
             }
             qp.inReady = false;
             turnBytes = 0;
         }
         return 0;
+    }
+
+    /** Puts {@code qp} in the ready queue, unless {@link #waitsForMore} finds it has nothing to send. */
+    private void offer(QueuePair qp, long nowNs) {
+        if (qp.inReady || !waitsForMore(qp, nowNs)) {
+            markReady(qp);
+        } else {
+            touch(qp);
+        }
+    }
+
+    /** PATH-14: with a line rate, whether {@code qp} could send nothing when the line is next free (now, if it is). */
+    private boolean waitsForMore(QueuePair qp, long nowNs) {
+        return line.on() && !qp.canSendBy(line.nextSendNs(nowNs));
     }
 
     /**
@@ -379,9 +411,15 @@ public final class Engine {
 
     /** The earliest time {@link #handleTimeout} has work, or {@link #NO_DEADLINE}. O(1). */
     public long pollTimeout() {
-        long d = Math.min(timers.peekDeadline(), pacing.peekDeadline());
-        if (cfg.txRateBps > 0 && !ready.isEmpty() && txNextNs != Long.MIN_VALUE && txNextNs < d) {
-            d = txNextNs; // QPs wait in the ready queue for the line rate
+        long free = line.freeNs();
+        // PATH-14: a route's pacing slot and a QP's deadline that only lets it transmit count from when the line is free
+        long send = Math.min(pacing.peekDeadline(), sendDues.peekDeadline());
+        if (send != NO_DEADLINE && send < free) {
+            send = free;
+        }
+        long d = Math.min(timers.peekDeadline(), send);
+        if (!ready.isEmpty() && free != Long.MIN_VALUE && free < d) {
+            d = free; // QPs wait in the ready queue for the line rate
         }
         return d;
     }

@@ -247,6 +247,11 @@ final class PathProber {
         c.engine.markReady(c.face);
     }
 
+    /** Whether a probe is due to be sent (or waits for the engine's probe budget). */
+    boolean hasWork() {
+        return probeWork;
+    }
+
     /**
      * The path whose probe goes next, null when none may go now. A health probe (a FAILED or PROBING path, PATH-5)
      * takes an engine-wide token first (PATH-13) and waits for one; a tail-loss probe of an ACTIVE path (RTO-6) does

@@ -30,6 +30,9 @@ final class PeerLoad {
     long lastDataRxNs = Long.MIN_VALUE;
     boolean activeSender;
 
+    /** RTT samples taken on routes to this peer ({@link #estimatesVersion()}). */
+    private long samples;
+
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
         this.paths = new SharedPath[cfg.paths];
@@ -40,10 +43,19 @@ final class PeerLoad {
         }
     }
 
-    /** A sample taken on any route to this peer. */
+    /** A sample taken on any route to this peer (its route's estimate changed too). */
     void onRttSample(long sampleNs) {
         rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
         srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
+        samples++;
+    }
+
+    /**
+     * Changes whenever an estimate a QP's timers read from this peer or its routes may have changed (RTT samples,
+     * RTO-2; ACK hold reports, RTO-10): a QP's kept path deadlines ({@link QpTimers}) hold while it stays the same.
+     */
+    long estimatesVersion() {
+        return samples + ackHold.reports();
     }
 
     /** RTO-2: {@code srtt + 4 rttvar} over every route to this peer, in ns (0 before the first sample). */

@@ -52,6 +52,8 @@ public final class QueuePair extends Timed {
     PacingQueue pacingToken;
     /** HINT-3: waiting in its peer's grant clock for the grant's next slot. */
     boolean awaitingGrant;
+    /** PATH-14: this QP's earliest deadline that only lets it transmit, timed apart from the rest (ACK-2). */
+    final SendDue sendDue = new SendDue(this);
 
     QueuePair(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
@@ -63,7 +65,7 @@ public final class QueuePair extends Timed {
         this.recovery = new LossRecovery(c, rack, prober);
         this.writer = new PacketWriter(c);
         this.scheduler = new TransmitScheduler(c, writer, prober);
-        this.timers = new QpTimers(c, recovery, rack, prober, scheduler);
+        this.timers = new QpTimers(c, recovery, rack, prober);
     }
 
     // =====================================================================================================
@@ -334,9 +336,27 @@ public final class QueuePair extends Timed {
         }
     }
 
-    /** Earliest deadline of this QP, or {@link Engine#NO_DEADLINE}. */
+    /**
+     * Earliest deadline of this QP whose timer changes its state, or {@link Engine#NO_DEADLINE}; also times
+     * {@link #sendDue}.
+     */
     long nextDeadline() {
-        return timers.nextDeadline();
+        long d = timers.nextDeadline();
+        sendDue.cachedDeadline = timers.sendDeadlineNs;
+        return d;
+    }
+
+    /** {@link #nextDeadline()} right after a {@link #poll}: cheaper when the poll only sent a data packet. */
+    long nextDeadlineAfterPoll() {
+        Path p = scheduler.dataPath;
+        long d = p == null ? timers.nextDeadline() : timers.nextDeadlineAfterData(p);
+        sendDue.cachedDeadline = timers.sendDeadlineNs;
+        return d;
+    }
+
+    /** {@link #sendDue}'s deadline passed and the line is free: the QP is polled for what it may send. */
+    void onSendDue() {
+        timers.onSendDue();
     }
 
     /** Fires every expired timer; a call with nothing expired changes nothing (spurious timeouts are no-ops). */
@@ -350,6 +370,11 @@ public final class QueuePair extends Timed {
      */
     int poll(long nowNs, MemorySegment out, Transmit tx) {
         return scheduler.poll(nowNs, out, tx);
+    }
+
+    /** PATH-14: whether a poll at {@code atNs} could send anything; if not, the QP waits for what it needs. */
+    boolean canSendBy(long atNs) {
+        return scheduler.canSendBy(atNs);
     }
 
     @Override

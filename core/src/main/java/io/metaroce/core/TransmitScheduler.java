@@ -19,6 +19,11 @@ final class TransmitScheduler {
     private SharedPath pacedRoute;
     private int ackCursor;
     private boolean preferResponses;
+    /**
+     * The path of the data packet the last {@link #poll} sent when that packet (its record, the path's floor, its
+     * pacing) was all the poll changed; null otherwise ({@link QpTimers#nextDeadlineAfterData}).
+     */
+    Path dataPath;
 
     TransmitScheduler(QpCore c, PacketWriter writer, PathProber prober) {
         this.c = c;
@@ -47,6 +52,7 @@ final class TransmitScheduler {
      * now.
      */
     int poll(long nowNs, MemorySegment out, Transmit tx) {
+        dataPath = null;
         if (!c.running()) {
             return 0;
         }
@@ -57,17 +63,11 @@ final class TransmitScheduler {
             return writer.probeReply(nowNs, out, tx);
         }
         if (c.ackWork) {
-            Path[] paths = c.paths;
-            int n = paths.length;
-            for (int k = 0; k < n; k++) {
-                int id = ackCursor + k;
-                Path p = paths[id >= n ? id - n : id];
-                if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - nowNs <= 0)) {
-                    ackCursor = p.id + 1 == n ? 0 : p.id + 1;
-                    return writer.ack(nowNs, p, out, tx);
-                }
+            Path p = ackDue(nowNs);
+            if (p != null) {
+                ackCursor = p.id + 1 == c.paths.length ? 0 : p.id + 1;
+                return writer.ack(nowNs, p, out, tx);
             }
-            c.ackWork = false;
         }
         Path probe = prober.nextProbe(nowNs);
         if (probe != null) {
@@ -87,18 +87,28 @@ final class TransmitScheduler {
         return pollData(nowNs, out, tx);
     }
 
+    /**
+     * The path, from the ACK cursor on, with an ACK to send at {@code atNs} (ACK-2); null when none, and the QP's ACK
+     * work is then done (a delayed ACK falling due later sets it again).
+     */
+    private Path ackDue(long atNs) {
+        Path[] paths = c.paths;
+        int n = paths.length;
+        for (int k = 0; k < n; k++) {
+            int id = ackCursor + k;
+            Path p = paths[id >= n ? id - n : id];
+            if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - atNs <= 0)) {
+                return p;
+            }
+        }
+        c.ackWork = false;
+        return null;
+    }
+
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
         GrantClock grant = c.paths[0].peer.grant;
         if (grant.waits(nowNs)) {
-            // HINT-3: the receiver's grant paces every QP to the peer together. Its timer covers only a route with
-            // room, so wait on the peer too: a route that is full now is woken when a packet leaves flight (PATH-15)
-            awaitRoom();
-            SharedPath route = earliestRoute();
-            if (route != null && route.nextSendNs - grant.nextNs >= 0) {
-                route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
-            } else if (route != null) {
-                grant.await(c.face); // the grant's slot wakes one waiting QP of the peer at a time
-            }
+            awaitGrant(grant);
             return 0;
         }
         // Choose what to send: retransmissions first (REL-4), then new segments, alternating between the
@@ -174,6 +184,7 @@ final class TransmitScheduler {
         c.count(Counter.TX_DATA_PACKETS);
         c.add(Counter.TX_PAYLOAD_BYTES, w.segmentBytes(seg, c.cfg.mtu));
         pace(nowNs, p, len);
+        dataPath = p;
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
     }
 
@@ -209,6 +220,21 @@ final class TransmitScheduler {
             return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
         }
         return 0;
+    }
+
+    /**
+     * HINT-3: the receiver's grant paces every QP to the peer together and holds this one's data back. The grant's slot
+     * wakes it only with a route that has room, so it waits on the peer too: a route that is full now is woken when a
+     * packet leaves flight (PATH-15).
+     */
+    private void awaitGrant(GrantClock grant) {
+        awaitRoom();
+        SharedPath route = earliestRoute();
+        if (route != null && route.nextSendNs - grant.nextNs >= 0) {
+            route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
+        } else if (route != null) {
+            grant.await(c.face); // the grant's slot wakes one waiting QP of the peer at a time
+        }
     }
 
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
@@ -269,6 +295,73 @@ final class TransmitScheduler {
     }
 
     /**
+     * Whether {@code p} may take a data packet at {@code atNs}: sendable, with room, and its route's pacing slot come
+     * and this QP's turn on it (PATH-18). A route with room that is not due yet is noted in {@link #pacedRoute} when
+     * its slot comes before the one noted.
+     */
+    private boolean slotDue(Path p, long atNs) {
+        if (!QpCore.sendable(p) || !windowOpen(p)) {
+            return false;
+        }
+        SharedPath route = p.shared;
+        if (route.nextSendNs - atNs > 0 || !route.turnOf(c.face)) {
+            if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
+                pacedRoute = route;
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * PATH-14: whether a poll at {@code atNs} (when the line is next free) could send anything. When it certainly
+     * could not, the QP is left waiting as that poll would leave it: for room to its peer and its route's next
+     * pacing slot (PATH-15, PATH-18), with a slot's token it holds handed on, so it needs no poll meanwhile (nor the
+     * driver a wake-up that sends nothing); a grant whose next slot is later than {@code atNs} is waited for as a poll
+     * would (HINT-3). Errs towards true (HINT-7 budgets, a retransmission that may be stale).
+     */
+    boolean canSendBy(long atNs) {
+        if (sendsBy(atNs)) {
+            return true;
+        }
+        if (c.face.pacingToken != null) {
+            c.face.pacingToken.handBack(c.face); // PATH-18: its turn on the route passes to the next waiter
+        }
+        return false;
+    }
+
+    private boolean sendsBy(long atNs) {
+        if (!c.running()) {
+            return false;
+        }
+        if (!c.naks.isEmpty() || !c.replies.isEmpty() || c.ackWork && ackDue(atNs) != null || prober.hasWork()) {
+            return true;
+        }
+        if (c.state != QpState.RTS || !c.hasDataToSend()) {
+            return false;
+        }
+        if (c.cfg.unscheduledBytes > 0 || !c.retx.isEmpty()) {
+            return true;
+        }
+        GrantClock grant = c.paths[0].peer.grant;
+        if (grant.waits(atNs)) {
+            awaitGrant(grant); // as a poll at atNs would wait (HINT-3)
+            return false;
+        }
+        pacedRoute = null;
+        for (Path p : c.paths) {
+            if (slotDue(p, atNs)) {
+                return true;
+            }
+        }
+        awaitRoom();
+        if (pacedRoute != null) {
+            pacedRoute.pacingQueue().await(c.face); // PATH-18: the route's slot wakes one waiter at a time
+        }
+        return false;
+    }
+
+    /**
      * PATH-1: the sendable path with the largest open window, round-robin among equals, on a plane whose port is not
      * backlogged (PATH-19; when all are, the port free first). When none may send now,
      * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
@@ -285,14 +378,7 @@ final class TransmitScheduler {
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
             Path p = paths[id >= n ? id - n : id];
-            if (!QpCore.sendable(p) || !windowOpen(p)) {
-                continue;
-            }
-            SharedPath route = p.shared;
-            if (route.nextSendNs - nowNs > 0 || !route.turnOf(c.face)) {
-                if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
-                    pacedRoute = route;
-                }
+            if (!slotDue(p, nowNs)) {
                 continue;
             }
             // PATH-19: a path whose plane's port is not backlogged, by the largest open window (PATH-11); when every
