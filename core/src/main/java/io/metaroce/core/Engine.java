@@ -333,7 +333,12 @@ public final class Engine {
 
     /** Recomputes {@code qp}'s next deadline and its place in the timer heap. */
     void reschedule(QueuePair qp) {
-        qp.cachedDeadline = qp.nextDeadline();
+        place(qp, qp.nextDeadline());
+    }
+
+    /** Puts {@code qp} in the timer heap at {@code deadline}, and its send-only deadline in {@link #sendDues}. */
+    private void place(QueuePair qp, long deadline) {
+        qp.cachedDeadline = deadline;
         timers.update(qp);
         sendDues.update(qp.sendDue);
     }
@@ -356,9 +361,7 @@ public final class Engine {
                 planeClocks.sent(tx.plane(), n, nowNs); // PATH-19
                 line.sent(n, nowNs);
             }
-            qp.cachedDeadline = qp.nextDeadlineAfterPoll(); // as reschedule(qp)
-            timers.update(qp);
-            sendDues.update(qp.sendDue);
+            place(qp, qp.nextDeadlineAfterPoll());
             if (n == 0 && qp.pacingToken != null) {
                 // PATH-18: woken for a route's slot, it sent no data: the next waiter's turn comes
                 qp.pacingToken.handBack(qp);

@@ -154,10 +154,7 @@ final class TransmitScheduler {
         }
         Path p = choosePath(nowNs);
         if (p == null) {
-            awaitRoom();
-            if (pacedRoute != null) {
-                pacedRoute.pacingQueue().await(c.face); // PATH-18: the route's slot wakes one waiter at a time
-            }
+            awaitRoomOrSlot();
             return 0;
         }
         if (retransmit) {
@@ -234,6 +231,17 @@ final class TransmitScheduler {
             route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
         } else if (route != null) {
             grant.await(c.face); // the grant's slot wakes one waiting QP of the peer at a time
+        }
+    }
+
+    /**
+     * No path may take data now: the QP waits for room to its peer and for the pacing slot of {@link #pacedRoute} (set
+     * by the scan that found none), which wakes one waiter at a time (PATH-15, PATH-18).
+     */
+    private void awaitRoomOrSlot() {
+        awaitRoom();
+        if (pacedRoute != null) {
+            pacedRoute.pacingQueue().await(c.face);
         }
     }
 
@@ -354,10 +362,7 @@ final class TransmitScheduler {
                 return true;
             }
         }
-        awaitRoom();
-        if (pacedRoute != null) {
-            pacedRoute.pacingQueue().await(c.face); // PATH-18: the route's slot wakes one waiter at a time
-        }
+        awaitRoomOrSlot();
         return false;
     }
 
