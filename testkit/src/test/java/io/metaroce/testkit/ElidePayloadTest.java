@@ -57,7 +57,7 @@ class ElidePayloadTest {
 
     @Test
     void elidedDatagramsFitInAHeaderBufferAndAreChecked() {
-        EngineConfig cfg = new EngineConfig();
+        EngineConfig cfg = new EngineConfig().ackBundle(false); // without bundles every datagram's header is short
         cfg.elidePayload = true;
         Engine e = new Engine(cfg, new java.util.SplittableRandom(1));
         assertTrue(e.bufferLength() < 128, "buffer " + e.bufferLength());

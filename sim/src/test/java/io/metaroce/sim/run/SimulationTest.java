@@ -65,7 +65,9 @@ class SimulationTest {
         assertComplete(r);
         for (int s = 0; s < 4; s++) {
             long n = ((LeafSpine) sim.fabric()).spine(0, s).dataReceived();
-            assertTrue(n > r.dataPackets() / 16, "spine " + s + " carried " + n + " of " + r.dataPackets());
+            // at least one path's even share: the 16 paths' hashes put 4 / 6 / 5 / 1 of them on the spines, and with
+            // ACK bundles (ACK-11) the spray is exactly even (32 packets per path)
+            assertTrue(n >= r.dataPackets() / 16, "spine " + s + " carried " + n + " of " + r.dataPackets());
         }
     }
 
