@@ -47,7 +47,7 @@ public final class EngineConfig {
      * all into one ACK bundle datagram (on in {@code realNetworkDefaults}: each datagram is a kernel crossing).
      * Off by default, so each path's ACK is its own datagram as in ACK-1. A receiver accepts bundles either way.
      */
-    public boolean ackBundle = false;
+    public boolean ackBundle = true;
     /**
      * RTO-10: how long, in ns, the sender remembers the longest ACK hold time (ACK-12) its peer reported: a path's
      * retransmission timeout adds the longest hold reported within the last one to two windows (unless the peer has
