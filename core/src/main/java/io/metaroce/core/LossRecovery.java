@@ -42,11 +42,12 @@ final class LossRecovery {
             return;
         }
         long echoTs = ack.echoTimestampNs();
-        if (p.rtoUndoArmed) {
-            if (echoTs - p.rtoAtNs >= 0
-                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + PathDeadlines.peerHoldNs(p)) {
-                p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
-            } else if (cum - p.rtoLowPsn >= 0) {
+        if (p.rtoUndoArmed()) {
+            PathFaults f = p.faults();
+            if (echoTs - f.rtoAtNs >= 0
+                    || nowNs - f.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + PathDeadlines.peerHoldNs(p)) {
+                f.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
+            } else if (cum - f.rtoLowPsn >= 0) {
                 // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
                 // timeout declared lost: the originals arrived, the timeout was spurious. Undo its damage.
                 undoRto(p);
@@ -300,7 +301,8 @@ final class LossRecovery {
 
     /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */
     private void undoRto(Path p) {
-        p.rtoUndoArmed = false;
+        PathFaults f = p.faults();
+        f.rtoUndoArmed = false;
         p.cc().undoTimeout();
         // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
         p.consecutiveTimeouts = 0;
@@ -309,13 +311,13 @@ final class LossRecovery {
             p.state = PathState.ACTIVE;
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;
-            p.probeSuccesses = 0;
+            f.probeSuccesses = 0;
             c.allFailedSinceNs = Engine.NO_DEADLINE;
             if (p.shared.prober == p) {
                 PathProber.routeAnswered(p.shared); // PATH-17: the route delivered all along
             }
         }
-        p.spuriousTimeouts++;
+        f.spuriousTimeouts++;
         c.count(Counter.SPURIOUS_TIMEOUTS);
     }
 
@@ -332,16 +334,16 @@ final class LossRecovery {
 
     /** RTO-1..RTO-4 and PATH-2..PATH-4: the path's retransmission timer expired. */
     void onRto(Path p, long nowNs) {
-        p.timeouts++;
+        PathFaults f = p.faults();
+        f.timeouts++;
         c.count(Counter.TIMEOUTS);
         // PATH-16: the route delivered something (of any QP) sent after the oldest packet this timeout declares lost
         boolean routeAlive = p.shared.deliveredSince(oldestInflightSentNs(p));
-        boolean first = !routeAlive && !p.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
+        boolean first = !routeAlive && !f.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
         if (first) {
-            p.rtoUndoArmed = true;
-            p.rtoAtNs = nowNs;
-            p.rtoLowPsn = p.floor;
-            p.stateBeforeRto = p.state;
+            f.rtoUndoArmed = true;
+            f.rtoAtNs = nowNs;
+            f.rtoLowPsn = p.floor;
         }
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = p.slot(psn);

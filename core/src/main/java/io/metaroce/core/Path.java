@@ -66,15 +66,9 @@ public final class Path {
      * scan once none of the three holds. Shared by the QP's paths; null for a path outside a QP.
      */
     long[] armedMask;
-    long probeId;
-    int probeSuccesses;
     boolean probeDue;
-    /** RTO-7: what an RTO changed, so that it can be undone when it proves spurious. */
-    boolean rtoUndoArmed;
-    long rtoAtNs;
-    int rtoLowPsn;
-    PathState stateBeforeRto;
-    long spuriousTimeouts;
+    /** Timeouts, failures, RTO-7 undo and probe state: null until the path first times out, fails or is probed. */
+    private PathFaults faults;
     /** Whether the path's newest data packet asked for an immediate ACK (RTO-6). */
     boolean lastTxAckReq;
     /** A tail-loss probe went out since the last progress (RTO-6). */
@@ -85,19 +79,12 @@ public final class Path {
     boolean tlpCheck;
     /** REL-14: packets of this path declared lost by a later packet's ACK since its last progress. */
     int rackStreak;
-    long failedSinceNs;
 
     // ---- receiver side (reverse direction) ----
     int rxCum;
-    /** The accepted-PSN bitmap, made on the first data packet received: null on a path that only sends. */
-    long[] rxBits;
+    /** The bitmap, echo and hold state, made on the first packet received: null on a path that only sends. */
+    private ReceiveWindow rx;
     int rxPending;
-    int rxCe;
-    long rxEchoTs;
-    /** ACK-12: when the packet whose timestamp {@link #rxEchoTs} is arrived, on the hold clock (Engine#heldAtNs). */
-    long rxEchoAtNs = Engine.NO_DEADLINE;
-    /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none), on the hold clock. */
-    long rxHeldSinceNs = Engine.NO_DEADLINE;
     long ackDeadlineNs = Engine.NO_DEADLINE;
     boolean ackNow;
 
@@ -105,12 +92,8 @@ public final class Path {
     long txPackets;
     long txBytes;
     long retransmits;
-    long timeouts;
     long ecnEchoes;
     long sackGaps;
-    long rxPackets;
-    long failures;
-    long readmissions;
 
     Path(int id, int plane) {
         this.id = id;
@@ -209,59 +192,97 @@ public final class Path {
         tlpSent = false;
         tlpCheck = false;
         rackStreak = 0;
-        rtoUndoArmed = false;
+        if (faults != null) {
+            faults.rtoUndoArmed = false;
+        }
         lastCeNs = Long.MIN_VALUE;
     }
 
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
     void resetRx(int rxInitialPsn) {
         rxCum = rxInitialPsn - 1;
-        clearRxBits();
+        if (rx != null) {
+            rx.clearAll();
+            rx.ce = 0;
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
         rxPending = 0;
-        rxCe = 0;
-        rxHeldSinceNs = Engine.NO_DEADLINE;
         ackDeadlineNs = Engine.NO_DEADLINE;
         ackNow = false;
     }
 
     /** ACK-12: a packet to acknowledge (its timestamp echoed from now on) arrived at {@code heldAtNs}. */
     void rxHeld(long heldAtNs, boolean pending) {
-        rxEchoAtNs = heldAtNs;
-        if (pending && rxHeldSinceNs == Engine.NO_DEADLINE) {
-            rxHeldSinceNs = heldAtNs;
+        ReceiveWindow w = rx();
+        w.echoAtNs = heldAtNs;
+        if (pending && w.heldSinceNs == Engine.NO_DEADLINE) {
+            w.heldSinceNs = heldAtNs;
         }
     }
 
-    // ---------------- receiver bitmap ----------------
+    // ---------------- receive window ----------------
+
+    /** The path's {@link ReceiveWindow}, made on first use: call it where a packet is received. */
+    ReceiveWindow rx() {
+        if (rx == null) {
+            rx = new ReceiveWindow();
+        }
+        return rx;
+    }
+
+    /** CE-marked packets accepted since the last ACK. */
+    int rxCe() {
+        return rx == null ? 0 : rx.ce;
+    }
+
+    /** The timestamp the path's ACK echoes (0 before anything was received). */
+    long rxEchoTs() {
+        return rx == null ? 0 : rx.echoTs;
+    }
+
+    /** ACK-12: when the echoed packet arrived ({@link Engine#NO_DEADLINE}: nothing received). */
+    long rxEchoAtNs() {
+        return rx == null ? Engine.NO_DEADLINE : rx.echoAtNs;
+    }
+
+    /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none). */
+    long rxHeldSinceNs() {
+        return rx == null ? Engine.NO_DEADLINE : rx.heldSinceNs;
+    }
+
+    /** ACK-12: nothing received is held back any more. */
+    void rxClearHeld() {
+        if (rx != null) {
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
+    }
+
+    /** An ACK just reported the receive state: no CE marks to echo and nothing held back. */
+    void rxAcknowledged() {
+        if (rx != null) {
+            rx.ce = 0;
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
+    }
 
     private void clearRxBits() {
-        if (rxBits != null) {
-            java.util.Arrays.fill(rxBits, 0);
+        if (rx != null) {
+            rx.clearAll();
         }
     }
 
     private boolean rxBit(int psn) {
-        if (rxBits == null) {
-            return false;
-        }
-        int i = psn & MASK;
-        return (rxBits[i >>> 6] >>> (i & 63) & 1L) != 0;
+        return rx != null && rx.bit(psn & MASK);
     }
 
     private void rxSet(int psn) {
-        if (rxBits == null) {
-            rxBits = new long[WINDOW / 64];
-        }
-        int i = psn & MASK;
-        rxBits[i >>> 6] |= 1L << (i & 63);
+        rx().set(psn & MASK);
     }
 
     private void rxClear(int psn) {
-        if (rxBits == null) {
-            return;
+        if (rx != null) {
+            rx.clear(psn & MASK);
         }
-        int i = psn & MASK;
-        rxBits[i >>> 6] &= ~(1L << (i & 63));
     }
 
     /** SACK-6: the sender's floor closes holes it has given up on. */
@@ -312,16 +333,36 @@ public final class Path {
 
     /** SACK word {@code w} relative to cum+1 (bit b => PSN cum+1+64w+b). */
     long rxSackWord(int w) {
-        if (rxBits == null) {
+        if (rx == null) {
             return 0;
         }
         int pos = (rxCum + 1 + 64 * w) & MASK;
         int word = pos >>> 6;
         int sh = pos & 63;
         if (sh == 0) {
-            return rxBits[word];
+            return rx.word(word);
         }
-        return rxBits[word] >>> sh | rxBits[(word + 1) & 3] << (64 - sh);
+        return rx.word(word) >>> sh | rx.word(word + 1) << (64 - sh);
+    }
+
+    // ---------------- rare state ----------------
+
+    /** This path's {@link PathFaults}, made on first use: call it where a timeout, failure or probe is recorded. */
+    PathFaults faults() {
+        if (faults == null) {
+            faults = new PathFaults();
+        }
+        return faults;
+    }
+
+    /** RTO-7: whether a timeout series may still be undone (false on a path that never timed out). */
+    boolean rtoUndoArmed() {
+        return faults != null && faults.rtoUndoArmed;
+    }
+
+    /** PATH-10: the id the path's next probe carries (0 until a probe was answered). */
+    long probeId() {
+        return faults == null ? 0 : faults.probeId;
     }
 
     // ---------------- sender helpers ----------------
@@ -421,17 +462,17 @@ public final class Path {
     public long txPackets() { return txPackets; }
     public long txBytes() { return txBytes; }
     public long retransmits() { return retransmits; }
-    public long timeouts() { return timeouts; }
-    public long spuriousTimeouts() { return spuriousTimeouts; }
+    public long timeouts() { return faults == null ? 0 : faults.timeouts; }
+    public long spuriousTimeouts() { return faults == null ? 0 : faults.spuriousTimeouts; }
     public long ecnEchoes() { return ecnEchoes; }
     public long sackGaps() { return sackGaps; }
-    public long rxPackets() { return rxPackets; }
-    public long failures() { return failures; }
-    public long readmissions() { return readmissions; }
+    public long rxPackets() { return rx == null ? 0 : rx.packets; }
+    public long failures() { return faults == null ? 0 : faults.failures; }
+    public long readmissions() { return faults == null ? 0 : faults.readmissions; }
 
     @Override
     public String toString() {
         return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
-                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
+                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts(), ecnEchoes);
     }
 }

@@ -262,7 +262,7 @@ final class QpCore {
             p.clearInflight();
             p.ackNow = false;
             p.rxPending = 0;
-            p.rxHeldSinceNs = Engine.NO_DEADLINE;
+            p.rxClearHeld();
             p.ackDeadlineNs = Engine.NO_DEADLINE;
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;
