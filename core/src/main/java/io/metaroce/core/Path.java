@@ -20,8 +20,9 @@ public final class Path {
     /** Declared lost by a timer (RTO or REL-14) and kept for REL-15's hold, so a late ACK still counts. */
     static final byte LOST_HELD = 4;
 
-    final int id;
-    final int plane;
+    /** The path's index in its QP (EngineConfig#paths is at most 256). */
+    final short id;
+    final short plane;
     PathState state = PathState.ACTIVE;
 
     // ---- sender side ----
@@ -37,44 +38,28 @@ public final class Path {
     int[] recBytes;
     int[] recAttempt;
     long[] recSentNs;
-    int recMask;
-    long inflightBytes;
     int inflightPackets;
     /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
     SharedPath shared;
     /** The peer's routes and waiting QPs (null before RTR). */
     PeerLoad peer;
-    /** The prober of the QP this path belongs to (PATH-17: another QP's probes may re-admit this path through it). */
+    /**
+     * The prober of the QP this path belongs to (PATH-17: another QP's probes may re-admit this path through it), and
+     * through it the QP (its armed mask, see {@link #armedMask()}); null for a path outside a QP.
+     */
     PathProber owner;
     /** PATH-17: in its route's list of failed paths waiting for the route's verdict. */
     boolean waitingOnRoute;
-    int highestAcked;
-    boolean anyAcked;
-    long srttNs;
-    long rttvarNs;
-    /** Smallest RTT sample since the path (re)started: its unloaded round trip (CC-4). */
-    long minRttNs;
+    /** RTT estimate, backoff, ACK progress, tail-loss probe and counters: null until the path first sends or hears. */
+    private PathSendState tx;
     long rtoNs;
-    int backoff;
     long lastProgressNs;
-    int consecutiveTimeouts;
-    long lastCeNs = Long.MIN_VALUE;
     long probeDeadlineNs = Engine.NO_DEADLINE;
-    /**
-     * The QP's mask of paths that may have a timer armed ({@link QpTimers}): bit {@code id} is set whenever this path
-     * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
-     * scan once none of the three holds. Shared by the QP's paths; null for a path outside a QP.
-     */
-    long[] armedMask;
     boolean probeDue;
     /** Timeouts, failures, RTO-7 undo and probe state: null until the path first times out, fails or is probed. */
     private PathFaults faults;
     /** Whether the path's newest data packet asked for an immediate ACK (RTO-6). */
     boolean lastTxAckReq;
-    /** A tail-loss probe went out since the last progress (RTO-6). */
-    boolean tlpSent;
-    /** RTO-8: when the last tail-loss probe was due; an ACK echoing a packet sent since settles the tail. */
-    long tlpAtNs;
     /** RTO-8: a tail-loss probe is out and its answer not yet seen. */
     boolean tlpCheck;
     /** REL-14: packets of this path declared lost by a later packet's ACK since its last progress. */
@@ -92,12 +77,10 @@ public final class Path {
     long txPackets;
     long txBytes;
     long retransmits;
-    long ecnEchoes;
-    long sackGaps;
 
     Path(int id, int plane) {
-        this.id = id;
-        this.plane = plane;
+        this.id = (short) id;
+        this.plane = (short) plane;
     }
 
     /** Joins the engine's route to {@code load}'s peer on this path id (PATH-15). */
@@ -114,19 +97,19 @@ public final class Path {
     void ensureRecords() {
         if (recState == null) {
             allocateRecords(MIN_RECORDS);
-        } else if (nextPsn - floor > recMask) {
+        } else if (nextPsn - floor >= recState.length) {
             growRecords();
         }
     }
 
     /** The slot of {@code psn}'s in-flight record (valid for PSNs in {@code [floor, nextPsn)}). */
     int slot(int psn) {
-        return psn & recMask;
+        return psn & (recState.length - 1);
     }
 
     /** Slots allocated for in-flight records (0 before the first send). */
     int recordCapacity() {
-        return recState == null ? 0 : recMask + 1;
+        return recState == null ? 0 : recState.length;
     }
 
     private void allocateRecords(int n) {
@@ -137,11 +120,10 @@ public final class Path {
         recBytes = new int[n];
         recAttempt = new int[n];
         recSentNs = new long[n];
-        recMask = n - 1;
     }
 
     private void growRecords() {
-        if (recMask + 1 >= WINDOW) {
+        if (recState.length >= WINDOW) {
             return; // a full window: slots alias modulo WINDOW as before the table could grow (see PathRecordsTest)
         }
         byte[] state = recState;
@@ -151,11 +133,12 @@ public final class Path {
         int[] bytes = recBytes;
         int[] attempt = recAttempt;
         long[] sentNs = recSentNs;
-        int oldMask = recMask;
-        allocateRecords(2 * (oldMask + 1));
+        int oldMask = state.length - 1;
+        allocateRecords(2 * state.length);
+        int newMask = recState.length - 1;
         for (int psn = floor; psn != nextPsn; psn++) {
             int from = psn & oldMask;
-            int to = psn & recMask;
+            int to = psn & newMask;
             recState[to] = state[from];
             recQueue[to] = queue[from];
             recSerial[to] = serial[from];
@@ -180,22 +163,17 @@ public final class Path {
         floor = txInitialPsn;
         clearRecords();
         clearInflight();
-        anyAcked = false;
-        srttNs = 0;
-        rttvarNs = 0;
-        minRttNs = 0;
+        if (tx != null) {
+            tx.reset();
+        }
         rtoNs = initialRtoNs;
-        backoff = 0;
-        consecutiveTimeouts = 0;
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
-        tlpSent = false;
         tlpCheck = false;
         rackStreak = 0;
         if (faults != null) {
             faults.rtoUndoArmed = false;
         }
-        lastCeNs = Long.MIN_VALUE;
     }
 
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
@@ -345,6 +323,41 @@ public final class Path {
         return rx.word(word) >>> sh | rx.word(word + 1) << (64 - sh);
     }
 
+    // ---------------- send state ----------------
+
+    /** This path's {@link PathSendState}, made on first use: call it where the state is written. */
+    PathSendState tx() {
+        if (tx == null) {
+            tx = new PathSendState();
+        }
+        return tx;
+    }
+
+    /** RTO-3: timeouts of this path since its last progress, the exponent of its backoff. */
+    int backoff() {
+        return tx == null ? 0 : tx.backoff;
+    }
+
+    /** RTO-6: whether a tail-loss probe went out since the last progress. */
+    boolean tlpSent() {
+        return tx == null ? false : tx.tlpSent;
+    }
+
+    /** When the path's last CE echo arrived ({@code Long.MIN_VALUE}: none since it started). */
+    long lastCeNs() {
+        return tx == null ? Long.MIN_VALUE : tx.lastCeNs;
+    }
+
+    /** Whether any PSN of the path was acknowledged since it started. */
+    boolean anyAcked() {
+        return tx != null && tx.anyAcked;
+    }
+
+    /** The highest PSN acknowledged (valid once {@link #anyAcked()}). */
+    int highestAcked() {
+        return tx == null ? 0 : tx.highestAcked;
+    }
+
     // ---------------- rare state ----------------
 
     /** This path's {@link PathFaults}, made on first use: call it where a timeout, failure or probe is recorded. */
@@ -367,9 +380,19 @@ public final class Path {
 
     // ---------------- sender helpers ----------------
 
+    /**
+     * The QP's mask of paths that may have a timer armed ({@link QpTimers}): bit {@code id} is set whenever this path
+     * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
+     * scan once none of the three holds. Null for a path outside a QP.
+     */
+    long[] armedMask() {
+        return owner == null ? null : owner.c.armedPaths;
+    }
+
     /** This path may have a timer armed from now on: the QP's timer scan must look at it. */
     void arm() {
-        if (armedMask != null) {
+        if (owner != null) {
+            long[] armedMask = owner.c.armedPaths;
             armedMask[id >>> 6] |= 1L << id;
         }
     }
@@ -388,7 +411,7 @@ public final class Path {
     /** A packet of {@code bytes} went into flight on this path. */
     void addInflight(long bytes) {
         arm();
-        inflightBytes += bytes;
+        tx().inflightBytes += bytes;
         inflightPackets++;
         shared.inflightBytes += bytes;
         shared.inflightPackets++;
@@ -397,7 +420,7 @@ public final class Path {
 
     /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
     void removeInflight(long bytes) {
-        inflightBytes -= bytes;
+        tx.inflightBytes -= bytes;
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
@@ -408,12 +431,14 @@ public final class Path {
     /** Nothing of this QP is in flight on the path any more (error, reset). */
     void clearInflight() {
         if (shared != null && inflightPackets > 0) {
-            shared.inflightBytes -= inflightBytes;
+            shared.inflightBytes -= tx.inflightBytes;
             shared.inflightPackets -= inflightPackets;
             shared.roomOpened();
             peer.released(inflightPackets);
         }
-        inflightBytes = 0;
+        if (tx != null) {
+            tx.inflightBytes = 0;
+        }
         inflightPackets = 0;
     }
 
@@ -431,12 +456,13 @@ public final class Path {
         if (sampleNs <= 0) {
             return;
         }
-        if (minRttNs == 0 || sampleNs < minRttNs) {
-            minRttNs = sampleNs;
+        PathSendState s = tx();
+        if (s.minRttNs == 0 || sampleNs < s.minRttNs) {
+            s.minRttNs = sampleNs;
         }
-        rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
-        srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
-        rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
+        s.rttvarNs = RttEstimator.rttvarAfter(s.srttNs, s.rttvarNs, sampleNs);
+        s.srttNs = RttEstimator.srttAfter(s.srttNs, sampleNs);
+        rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, s.srttNs + 4 * s.rttvarNs));
         if (shared != null) {
             shared.onRttSample(sampleNs);
         }
@@ -448,11 +474,11 @@ public final class Path {
     public int plane() { return plane; }
     public PathState state() { return state; }
     public long cwndBytes() { return shared == null ? 0 : (long) shared.cc.cwndBytes(); }
-    public long inflightBytes() { return inflightBytes; }
+    public long inflightBytes() { return tx == null ? 0 : tx.inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
-    public long srttNs() { return srttNs; }
-    public long rttvarNs() { return rttvarNs; }
-    public long minRttNs() { return minRttNs; }
+    public long srttNs() { return tx == null ? 0 : tx.srttNs; }
+    public long rttvarNs() { return tx == null ? 0 : tx.rttvarNs; }
+    public long minRttNs() { return tx == null ? 0 : tx.minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
     public long rtoNs() { return PathDeadlines.baseRtoNs(this, Long.MAX_VALUE); }
     public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
@@ -464,8 +490,8 @@ public final class Path {
     public long retransmits() { return retransmits; }
     public long timeouts() { return faults == null ? 0 : faults.timeouts; }
     public long spuriousTimeouts() { return faults == null ? 0 : faults.spuriousTimeouts; }
-    public long ecnEchoes() { return ecnEchoes; }
-    public long sackGaps() { return sackGaps; }
+    public long ecnEchoes() { return tx == null ? 0 : tx.ecnEchoes; }
+    public long sackGaps() { return tx == null ? 0 : tx.sackGaps; }
     public long rxPackets() { return rx == null ? 0 : rx.packets; }
     public long failures() { return faults == null ? 0 : faults.failures; }
     public long readmissions() { return faults == null ? 0 : faults.readmissions; }
@@ -473,6 +499,6 @@ public final class Path {
     @Override
     public String toString() {
         return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
-                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts(), ecnEchoes);
+                id, plane, state, cwndBytes(), inflightBytes(), srttNs(), retransmits, timeouts(), ecnEchoes());
     }
 }

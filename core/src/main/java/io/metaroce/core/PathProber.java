@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * re-admits the others (PATH-17).
  */
 final class PathProber {
-    private final QpCore c;
+    final QpCore c;
     private final BaseHeader base = new BaseHeader();
     private final ProbeHeader probe = new ProbeHeader();
     /** Some path may have a probe due. */
@@ -98,7 +98,7 @@ final class PathProber {
     /** PATH-5: how long a probe waits for its reply: the probe interval, or three RTTs if that is longer. */
     long timeoutNs(Path p) {
         // An RTT inflated by an overload must not stretch probing without bound: at most 50 intervals.
-        return Math.max(c.cfg.probeIntervalNs, Math.min(3 * p.srttNs, 50 * c.cfg.probeIntervalNs));
+        return Math.max(c.cfg.probeIntervalNs, Math.min(3 * p.srttNs(), 50 * c.cfg.probeIntervalNs));
     }
 
     /** The peer probes {@code p}: queue a reply and ask for the path's ACK state (RTO-6, RTO-8). */
@@ -228,8 +228,9 @@ final class PathProber {
         p.state = PathState.ACTIVE;
         p.faults().readmissions++;
         c.count(Counter.PATH_READMISSIONS);
-        p.backoff = 0;
-        p.consecutiveTimeouts = 0;
+        PathSendState s = p.tx();
+        s.backoff = 0;
+        s.consecutiveTimeouts = 0;
         p.rackStreak = 0;
         p.probeDeadlineNs = Engine.NO_DEADLINE;
         p.probeDue = false;
