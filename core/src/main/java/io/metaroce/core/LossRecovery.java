@@ -216,12 +216,12 @@ final class LossRecovery {
             return;
         }
         int psn = nak.nakPsn();
-        int i = p.slot(psn);
         if (base.payloadLength() != 0 || psn - p.floor < 0 || psn - p.nextPsn >= 0
-                || p.recState[i] != Path.INFLIGHT) {
+                || p.recState[p.slot(psn)] != Path.INFLIGHT) {
             c.count(Counter.DROP_STALE_NAK);
             return;
         }
+        int i = p.slot(psn);
         SendWqe w = c.recordWqe(p, i);
         if (w == null || w.msn != nak.msn()) {
             c.count(Counter.DROP_STALE_NAK);

@@ -102,7 +102,10 @@ public final class Path {
         }
     }
 
-    /** The slot of {@code psn}'s in-flight record (valid for PSNs in {@code [floor, nextPsn)}). */
+    /**
+     * The slot of {@code psn}'s in-flight record: only for PSNs in {@code [floor, nextPsn)} (a path that never sent
+     * has no table).
+     */
     int slot(int psn) {
         return psn & (recState.length - 1);
     }
