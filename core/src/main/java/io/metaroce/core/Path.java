@@ -6,6 +6,11 @@ package io.metaroce.core;
  * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
+ * <p>
+ * Memory: a QP may have up to 256 paths and most of them may stay idle, so a path keeps inline only what the transmit
+ * path touches on every packet (about 160 bytes) and makes the rest when it is first needed: the in-flight record
+ * table on the first send, {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the
+ * first packet received and {@link PathFaults} on the first timeout, failure or probe.
  */
 public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */
@@ -212,24 +217,16 @@ public final class Path {
     }
 
     /** CE-marked packets accepted since the last ACK. */
-    int rxCe() {
-        return rx == null ? 0 : rx.ce;
-    }
+    int rxCe() { return rx == null ? 0 : rx.ce; }
 
     /** The timestamp the path's ACK echoes (0 before anything was received). */
-    long rxEchoTs() {
-        return rx == null ? 0 : rx.echoTs;
-    }
+    long rxEchoTs() { return rx == null ? 0 : rx.echoTs; }
 
     /** ACK-12: when the echoed packet arrived ({@link Engine#NO_DEADLINE}: nothing received). */
-    long rxEchoAtNs() {
-        return rx == null ? Engine.NO_DEADLINE : rx.echoAtNs;
-    }
+    long rxEchoAtNs() { return rx == null ? Engine.NO_DEADLINE : rx.echoAtNs; }
 
     /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none). */
-    long rxHeldSinceNs() {
-        return rx == null ? Engine.NO_DEADLINE : rx.heldSinceNs;
-    }
+    long rxHeldSinceNs() { return rx == null ? Engine.NO_DEADLINE : rx.heldSinceNs; }
 
     /** ACK-12: nothing received is held back any more. */
     void rxClearHeld() {
@@ -337,29 +334,16 @@ public final class Path {
     }
 
     /** RTO-3: timeouts of this path since its last progress, the exponent of its backoff. */
-    int backoff() {
-        return tx == null ? 0 : tx.backoff;
-    }
+    int backoff() { return tx == null ? 0 : tx.backoff; }
 
     /** RTO-6: whether a tail-loss probe went out since the last progress. */
-    boolean tlpSent() {
-        return tx == null ? false : tx.tlpSent;
-    }
-
-    /** When the path's last CE echo arrived ({@code Long.MIN_VALUE}: none since it started). */
-    long lastCeNs() {
-        return tx == null ? Long.MIN_VALUE : tx.lastCeNs;
-    }
+    boolean tlpSent() { return tx != null && tx.tlpSent; }
 
     /** Whether any PSN of the path was acknowledged since it started. */
-    boolean anyAcked() {
-        return tx != null && tx.anyAcked;
-    }
+    boolean anyAcked() { return tx != null && tx.anyAcked; }
 
     /** The highest PSN acknowledged (valid once {@link #anyAcked()}). */
-    int highestAcked() {
-        return tx == null ? 0 : tx.highestAcked;
-    }
+    int highestAcked() { return tx == null ? 0 : tx.highestAcked; }
 
     // ---------------- rare state ----------------
 
@@ -372,14 +356,10 @@ public final class Path {
     }
 
     /** RTO-7: whether a timeout series may still be undone (false on a path that never timed out). */
-    boolean rtoUndoArmed() {
-        return faults != null && faults.rtoUndoArmed;
-    }
+    boolean rtoUndoArmed() { return faults != null && faults.rtoUndoArmed; }
 
     /** PATH-10: the id the path's next probe carries (0 until a probe was answered). */
-    long probeId() {
-        return faults == null ? 0 : faults.probeId;
-    }
+    long probeId() { return faults == null ? 0 : faults.probeId; }
 
     // ---------------- sender helpers ----------------
 
@@ -388,9 +368,7 @@ public final class Path {
      * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
      * scan once none of the three holds. Null for a path outside a QP.
      */
-    long[] armedMask() {
-        return owner == null ? null : owner.c.armedPaths;
-    }
+    long[] armedMask() { return owner == null ? null : owner.c.armedPaths; }
 
     /** This path may have a timer armed from now on: the QP's timer scan must look at it. */
     void arm() {
