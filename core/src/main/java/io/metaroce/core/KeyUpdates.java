@@ -26,8 +26,8 @@ final class KeyUpdates {
 
     /** Before a packet on {@code p} is sealed: moves to the next key when it is due and allowed. */
     void beforeSeal(Path p) {
-        if (limit == 0 || auth.sealedUnderKey() < limit || !p.anyAcked
-                || !firstKey && p.highestAcked - startPsn[p.id] < 0) {
+        if (limit == 0 || auth.sealedUnderKey() < limit || !p.anyAcked()
+                || !firstKey && p.highestAcked() - startPsn[p.id] < 0) {
             return;
         }
         auth.updateTxKey();

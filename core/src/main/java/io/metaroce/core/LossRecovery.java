@@ -42,11 +42,12 @@ final class LossRecovery {
             return;
         }
         long echoTs = ack.echoTimestampNs();
-        if (p.rtoUndoArmed) {
-            if (echoTs - p.rtoAtNs >= 0
-                    || nowNs - p.rtoAtNs > 4 * Math.max(p.srttNs, c.cfg.minRtoNs) + PathDeadlines.peerHoldNs(p)) {
-                p.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
-            } else if (cum - p.rtoLowPsn >= 0) {
+        if (p.rtoUndoArmed()) {
+            PathFaults f = p.faults();
+            if (echoTs - f.rtoAtNs >= 0
+                    || nowNs - f.rtoAtNs > 4 * Math.max(p.srttNs(), c.cfg.minRtoNs) + PathDeadlines.peerHoldNs(p)) {
+                f.rtoUndoArmed = false; // the receiver has heard from us since the RTO: nothing to undo
+            } else if (cum - f.rtoLowPsn >= 0) {
                 // RTO-7 (Eifel): this ACK echoes a packet sent before the timeout and covers the PSNs the
                 // timeout declared lost: the originals arrived, the timeout was spurious. Undo its damage.
                 undoRto(p);
@@ -58,8 +59,9 @@ final class LossRecovery {
         int ce = ack.ceCount();
         if (ce > 0) {
             c.add(Counter.ECN_ECHOES, ce);
-            p.ecnEchoes += ce;
-            p.lastCeNs = nowNs;
+            PathSendState s = p.tx();
+            s.ecnEchoes += ce;
+            s.lastCeNs = nowNs;
             p.shared.lastCeNs = nowNs;
         }
         if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.shared != null) {
@@ -71,26 +73,28 @@ final class LossRecovery {
         if (newlyPackets > 0) {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
             p.lastProgressNs = nowNs;
-            p.backoff = 0;
+            PathSendState s = p.tx();
+            s.backoff = 0;
             c.silentTimeouts = 0;
-            p.consecutiveTimeouts = 0;
-            p.tlpSent = false;
+            s.consecutiveTimeouts = 0;
+            s.tlpSent = false;
             p.rackStreak = 0;
             if (p.state == PathState.SUSPECT) {
                 p.state = PathState.ACTIVE;
             }
         }
-        if (p.tlpCheck && echoTs - p.tlpAtNs >= 0) {
+        if (p.tlpCheck && echoTs - p.tx().tlpAtNs >= 0) {
             settleTail(p, nowNs);
         }
         // REL-3: a PSN still unacknowledged reorderThreshold below the highest acknowledged one is lost.
-        if (p.anyAcked) {
-            for (int psn = p.floor; p.highestAcked - psn >= c.cfg.reorderThreshold
-                    || c.cfg.seam.goBackN() && p.sackGaps > 0 && psn != p.nextPsn; psn++) {
+        if (p.anyAcked()) {
+            PathSendState s = p.tx();
+            for (int psn = p.floor; s.highestAcked - psn >= c.cfg.reorderThreshold
+                    || c.cfg.seam.goBackN() && s.sackGaps > 0 && psn != p.nextPsn; psn++) {
                 int i = p.slot(psn);
                 if (p.recState[i] == Path.INFLIGHT) {
                     c.declareLost(p, i, nowNs, 0, false);
-                    p.sackGaps++;
+                    s.sackGaps++;
                     c.count(Counter.SACK_GAPS);
                     p.cc().onLoss(nowNs);
                 }
@@ -160,9 +164,10 @@ final class LossRecovery {
                 p.removeInflight(p.recBytes[i]);
                 newlyPackets++;
                 newlyBytes += p.recBytes[i];
-                if (!p.anyAcked || psn - p.highestAcked > 0) {
-                    p.highestAcked = psn;
-                    p.anyAcked = true;
+                PathSendState s = p.tx();
+                if (!s.anyAcked || psn - s.highestAcked > 0) {
+                    s.highestAcked = psn;
+                    s.anyAcked = true;
                 }
             }
             p.recState[i] = Path.ACKED;
@@ -186,9 +191,10 @@ final class LossRecovery {
     private void settleTail(Path p, long nowNs) {
         p.tlpCheck = false;
         boolean lost = false;
+        long tlpAtNs = p.tx().tlpAtNs;
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = p.slot(psn);
-            if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - p.tlpAtNs < 0) {
+            if (p.recState[i] == Path.INFLIGHT && p.recSentNs[i] - tlpAtNs < 0) {
                 c.declareLost(p, i, nowNs, 0, false);
                 c.count(Counter.TAIL_LOSSES);
                 lost = true;
@@ -196,7 +202,7 @@ final class LossRecovery {
         }
         if (lost) {
             p.cc().onLoss(nowNs);
-            p.tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
+            p.tx().tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
             p.lastProgressNs = nowNs;
         }
     }
@@ -210,12 +216,12 @@ final class LossRecovery {
             return;
         }
         int psn = nak.nakPsn();
-        int i = p.slot(psn);
         if (base.payloadLength() != 0 || psn - p.floor < 0 || psn - p.nextPsn >= 0
-                || p.recState[i] != Path.INFLIGHT) {
+                || p.recState[p.slot(psn)] != Path.INFLIGHT) {
             c.count(Counter.DROP_STALE_NAK);
             return;
         }
+        int i = p.slot(psn);
         SendWqe w = c.recordWqe(p, i);
         if (w == null || w.msn != nak.msn()) {
             c.count(Counter.DROP_STALE_NAK);
@@ -300,22 +306,23 @@ final class LossRecovery {
 
     /** RTO-7: the timeouts of a series proved spurious; undo their damage (window, backoff, path health). */
     private void undoRto(Path p) {
-        p.rtoUndoArmed = false;
+        PathFaults f = p.faults();
+        f.rtoUndoArmed = false;
         p.cc().undoTimeout();
         // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
-        p.consecutiveTimeouts = 0;
+        p.tx().consecutiveTimeouts = 0;
         if (p.state != PathState.ACTIVE) {
             // The path delivered all along: whatever the timeouts made of it (SUSPECT, FAILED, PROBING) is undone.
             p.state = PathState.ACTIVE;
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;
-            p.probeSuccesses = 0;
+            f.probeSuccesses = 0;
             c.allFailedSinceNs = Engine.NO_DEADLINE;
             if (p.shared.prober == p) {
                 PathProber.routeAnswered(p.shared); // PATH-17: the route delivered all along
             }
         }
-        p.spuriousTimeouts++;
+        f.spuriousTimeouts++;
         c.count(Counter.SPURIOUS_TIMEOUTS);
     }
 
@@ -332,16 +339,16 @@ final class LossRecovery {
 
     /** RTO-1..RTO-4 and PATH-2..PATH-4: the path's retransmission timer expired. */
     void onRto(Path p, long nowNs) {
-        p.timeouts++;
+        PathFaults f = p.faults();
+        f.timeouts++;
         c.count(Counter.TIMEOUTS);
         // PATH-16: the route delivered something (of any QP) sent after the oldest packet this timeout declares lost
         boolean routeAlive = p.shared.deliveredSince(oldestInflightSentNs(p));
-        boolean first = !routeAlive && !p.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
+        boolean first = !routeAlive && !f.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
         if (first) {
-            p.rtoUndoArmed = true;
-            p.rtoAtNs = nowNs;
-            p.rtoLowPsn = p.floor;
-            p.stateBeforeRto = p.state;
+            f.rtoUndoArmed = true;
+            f.rtoAtNs = nowNs;
+            f.rtoLowPsn = p.floor;
         }
         for (int psn = p.floor; psn != p.nextPsn; psn++) {
             int i = p.slot(psn);
@@ -350,7 +357,8 @@ final class LossRecovery {
             }
         }
         c.advanceFloor(p, nowNs);
-        p.backoff++;
+        PathSendState s = p.tx();
+        s.backoff++;
         if (c.silentTimeouts == 0 || nowNs - c.silentRoundEndNs >= 0) {
             // RTO-9: one count per round of the QP's backed-off timeout, however many paths time out within it
             c.silentTimeouts++;
@@ -364,13 +372,13 @@ final class LossRecovery {
             return;
         }
         p.cc().onTimeout(nowNs, first);
-        boolean congested = p.lastCeNs != Long.MIN_VALUE
-                && nowNs - p.lastCeNs <= 4 * Math.max(p.srttNs, c.cfg.minRtoNs);
+        boolean congested = s.lastCeNs != Long.MIN_VALUE
+                && nowNs - s.lastCeNs <= 4 * Math.max(s.srttNs, c.cfg.minRtoNs);
         if (congested) {
             return; // PATH-3: ECN says congestion, not failure
         }
-        p.consecutiveTimeouts++;
-        if (p.consecutiveTimeouts >= c.cfg.failAfterTimeouts) {
+        s.consecutiveTimeouts++;
+        if (s.consecutiveTimeouts >= c.cfg.failAfterTimeouts) {
             prober.fail(p, nowNs);
         } else if (p.state == PathState.ACTIVE) {
             p.state = PathState.SUSPECT;

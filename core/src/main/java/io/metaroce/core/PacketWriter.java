@@ -98,7 +98,7 @@ final class PacketWriter {
             header(out, Opcode.ACK, BaseHeader.FLAG_ACK_HOLD, p, 0, 0, nowNs);
             base.psnFloor(AckHold.encode(newestHoldNs(nowNs, p), longestHoldNs(nowNs, p)));
             ack.wrap(out, BaseHeader.LENGTH).cumPsn(p.rxCum).ceCount(ceEcho(p)).reserved(0)
-                    .echoTimestampNs(p.rxEchoTs).grantMbps(c.engine.grants.grantMbps(nowNs))
+                    .echoTimestampNs(p.rxEchoTs()).grantMbps(c.engine.grants.grantMbps(nowNs))
                     .rxMsn(c.inbound.retireMsn);
             for (int w = 0; w < 4; w++) {
                 ack.sackWord(w, p.rxSackWord(w));
@@ -144,7 +144,7 @@ final class PacketWriter {
     }
 
     private void bundleEntry(int e, Path q) {
-        bundle.pathId(e, q.id).ceCount(e, ceEcho(q)).cumPsn(e, q.rxCum).echoTimestampNs(e, q.rxEchoTs);
+        bundle.pathId(e, q.id).ceCount(e, ceEcho(q)).cumPsn(e, q.rxCum).echoTimestampNs(e, q.rxEchoTs());
         for (int w = 0; w < 4; w++) {
             bundle.sackWord(e, w, q.rxSackWord(w));
         }
@@ -154,23 +154,24 @@ final class PacketWriter {
 
     /** ACK-12: how long {@code p}'s echoed packet has been held, in ns (0 when none was received). */
     private static long newestHoldNs(long nowNs, Path p) {
-        return p.rxEchoAtNs == Engine.NO_DEADLINE ? 0 : nowNs - p.rxEchoAtNs;
+        long echoAtNs = p.rxEchoAtNs();
+        return echoAtNs == Engine.NO_DEADLINE ? 0 : nowNs - echoAtNs;
     }
 
     /** ACK-12: how long the earliest packet {@code p}'s ACK is the first to acknowledge has been held, in ns. */
     private static long longestHoldNs(long nowNs, Path p) {
-        return p.rxHeldSinceNs == Engine.NO_DEADLINE ? 0 : nowNs - p.rxHeldSinceNs;
+        long heldSinceNs = p.rxHeldSinceNs();
+        return heldSinceNs == Engine.NO_DEADLINE ? 0 : nowNs - heldSinceNs;
     }
 
     private int ceEcho(Path p) {
-        return c.cfg.seam.ceEcho(p.rxCe);
+        return c.cfg.seam.ceEcho(p.rxCe());
     }
 
     /** The path's receive state has just been acknowledged: nothing is held back any more. */
     private void acknowledged(Path p) {
-        p.rxCe = 0;
+        p.rxAcknowledged();
         p.rxPending = 0;
-        p.rxHeldSinceNs = Engine.NO_DEADLINE;
         p.ackNow = false;
         p.ackDeadlineNs = Engine.NO_DEADLINE;
         c.count(Counter.TX_ACKS);
@@ -201,7 +202,7 @@ final class PacketWriter {
 
     int probe(long nowNs, Path p, MemorySegment out, Transmit tx) {
         header(out, Opcode.PROBE, 0, p, 0, 0, nowNs);
-        probe.wrap(out, BaseHeader.LENGTH).probeId(p.probeId).echoTimestampNs(0);
+        probe.wrap(out, BaseHeader.LENGTH).probeId(p.probeId()).echoTimestampNs(0);
         c.count(Counter.TX_PROBES);
         return finish(out, BaseHeader.LENGTH + ProbeHeader.LENGTH, p, Opcode.PROBE, tx);
     }

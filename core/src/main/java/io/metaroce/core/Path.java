@@ -6,6 +6,11 @@ package io.metaroce.core;
  * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
+ * <p>
+ * Memory: a QP may have up to 256 paths and most of them may stay idle, so a path keeps inline only what the transmit
+ * path touches on every packet (about 160 bytes) and makes the rest when it is first needed: the in-flight record
+ * table on the first send, {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the
+ * first packet received and {@link PathFaults} on the first timeout, failure or probe.
  */
 public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */
@@ -20,8 +25,9 @@ public final class Path {
     /** Declared lost by a timer (RTO or REL-14) and kept for REL-15's hold, so a late ACK still counts. */
     static final byte LOST_HELD = 4;
 
-    final int id;
-    final int plane;
+    /** The path's index in its QP (EngineConfig#paths is at most 256). */
+    final short id;
+    final short plane;
     PathState state = PathState.ACTIVE;
 
     // ---- sender side ----
@@ -37,67 +43,38 @@ public final class Path {
     int[] recBytes;
     int[] recAttempt;
     long[] recSentNs;
-    int recMask;
-    long inflightBytes;
     int inflightPackets;
     /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
     SharedPath shared;
     /** The peer's routes and waiting QPs (null before RTR). */
     PeerLoad peer;
-    /** The prober of the QP this path belongs to (PATH-17: another QP's probes may re-admit this path through it). */
+    /**
+     * The prober of the QP this path belongs to (PATH-17: another QP's probes may re-admit this path through it), and
+     * through it the QP (its armed mask, see {@link #armedMask()}); null for a path outside a QP.
+     */
     PathProber owner;
     /** PATH-17: in its route's list of failed paths waiting for the route's verdict. */
     boolean waitingOnRoute;
-    int highestAcked;
-    boolean anyAcked;
-    long srttNs;
-    long rttvarNs;
-    /** Smallest RTT sample since the path (re)started: its unloaded round trip (CC-4). */
-    long minRttNs;
+    /** RTT estimate, backoff, ACK progress, tail-loss probe and counters: null until the path first sends or hears. */
+    private PathSendState tx;
     long rtoNs;
-    int backoff;
     long lastProgressNs;
-    int consecutiveTimeouts;
-    long lastCeNs = Long.MIN_VALUE;
     long probeDeadlineNs = Engine.NO_DEADLINE;
-    /**
-     * The QP's mask of paths that may have a timer armed ({@link QpTimers}): bit {@code id} is set whenever this path
-     * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
-     * scan once none of the three holds. Shared by the QP's paths; null for a path outside a QP.
-     */
-    long[] armedMask;
-    long probeId;
-    int probeSuccesses;
     boolean probeDue;
-    /** RTO-7: what an RTO changed, so that it can be undone when it proves spurious. */
-    boolean rtoUndoArmed;
-    long rtoAtNs;
-    int rtoLowPsn;
-    PathState stateBeforeRto;
-    long spuriousTimeouts;
+    /** Timeouts, failures, RTO-7 undo and probe state: null until the path first times out, fails or is probed. */
+    private PathFaults faults;
     /** Whether the path's newest data packet asked for an immediate ACK (RTO-6). */
     boolean lastTxAckReq;
-    /** A tail-loss probe went out since the last progress (RTO-6). */
-    boolean tlpSent;
-    /** RTO-8: when the last tail-loss probe was due; an ACK echoing a packet sent since settles the tail. */
-    long tlpAtNs;
     /** RTO-8: a tail-loss probe is out and its answer not yet seen. */
     boolean tlpCheck;
     /** REL-14: packets of this path declared lost by a later packet's ACK since its last progress. */
     int rackStreak;
-    long failedSinceNs;
 
     // ---- receiver side (reverse direction) ----
     int rxCum;
-    /** The accepted-PSN bitmap, made on the first data packet received: null on a path that only sends. */
-    long[] rxBits;
+    /** The bitmap, echo and hold state, made on the first packet received: null on a path that only sends. */
+    private ReceiveWindow rx;
     int rxPending;
-    int rxCe;
-    long rxEchoTs;
-    /** ACK-12: when the packet whose timestamp {@link #rxEchoTs} is arrived, on the hold clock (Engine#heldAtNs). */
-    long rxEchoAtNs = Engine.NO_DEADLINE;
-    /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none), on the hold clock. */
-    long rxHeldSinceNs = Engine.NO_DEADLINE;
     long ackDeadlineNs = Engine.NO_DEADLINE;
     boolean ackNow;
 
@@ -105,16 +82,10 @@ public final class Path {
     long txPackets;
     long txBytes;
     long retransmits;
-    long timeouts;
-    long ecnEchoes;
-    long sackGaps;
-    long rxPackets;
-    long failures;
-    long readmissions;
 
     Path(int id, int plane) {
-        this.id = id;
-        this.plane = plane;
+        this.id = (short) id;
+        this.plane = (short) plane;
     }
 
     /** Joins the engine's route to {@code load}'s peer on this path id (PATH-15). */
@@ -131,19 +102,22 @@ public final class Path {
     void ensureRecords() {
         if (recState == null) {
             allocateRecords(MIN_RECORDS);
-        } else if (nextPsn - floor > recMask) {
+        } else if (nextPsn - floor >= recState.length) {
             growRecords();
         }
     }
 
-    /** The slot of {@code psn}'s in-flight record (valid for PSNs in {@code [floor, nextPsn)}). */
+    /**
+     * The slot of {@code psn}'s in-flight record: only for PSNs in {@code [floor, nextPsn)} (a path that never sent
+     * has no table).
+     */
     int slot(int psn) {
-        return psn & recMask;
+        return psn & (recState.length - 1);
     }
 
     /** Slots allocated for in-flight records (0 before the first send). */
     int recordCapacity() {
-        return recState == null ? 0 : recMask + 1;
+        return recState == null ? 0 : recState.length;
     }
 
     private void allocateRecords(int n) {
@@ -154,11 +128,10 @@ public final class Path {
         recBytes = new int[n];
         recAttempt = new int[n];
         recSentNs = new long[n];
-        recMask = n - 1;
     }
 
     private void growRecords() {
-        if (recMask + 1 >= WINDOW) {
+        if (recState.length >= WINDOW) {
             return; // a full window: slots alias modulo WINDOW as before the table could grow (see PathRecordsTest)
         }
         byte[] state = recState;
@@ -168,11 +141,12 @@ public final class Path {
         int[] bytes = recBytes;
         int[] attempt = recAttempt;
         long[] sentNs = recSentNs;
-        int oldMask = recMask;
-        allocateRecords(2 * (oldMask + 1));
+        int oldMask = state.length - 1;
+        allocateRecords(2 * state.length);
+        int newMask = recState.length - 1;
         for (int psn = floor; psn != nextPsn; psn++) {
             int from = psn & oldMask;
-            int to = psn & recMask;
+            int to = psn & newMask;
             recState[to] = state[from];
             recQueue[to] = queue[from];
             recSerial[to] = serial[from];
@@ -197,71 +171,96 @@ public final class Path {
         floor = txInitialPsn;
         clearRecords();
         clearInflight();
-        anyAcked = false;
-        srttNs = 0;
-        rttvarNs = 0;
-        minRttNs = 0;
+        if (tx != null) {
+            tx.reset();
+        }
         rtoNs = initialRtoNs;
-        backoff = 0;
-        consecutiveTimeouts = 0;
         probeDeadlineNs = Engine.NO_DEADLINE;
         probeDue = false;
-        tlpSent = false;
         tlpCheck = false;
         rackStreak = 0;
-        rtoUndoArmed = false;
-        lastCeNs = Long.MIN_VALUE;
+        if (faults != null) {
+            faults.rtoUndoArmed = false;
+        }
     }
 
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
     void resetRx(int rxInitialPsn) {
         rxCum = rxInitialPsn - 1;
-        clearRxBits();
+        if (rx != null) {
+            rx.clearAll();
+            rx.ce = 0;
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
         rxPending = 0;
-        rxCe = 0;
-        rxHeldSinceNs = Engine.NO_DEADLINE;
         ackDeadlineNs = Engine.NO_DEADLINE;
         ackNow = false;
     }
 
     /** ACK-12: a packet to acknowledge (its timestamp echoed from now on) arrived at {@code heldAtNs}. */
     void rxHeld(long heldAtNs, boolean pending) {
-        rxEchoAtNs = heldAtNs;
-        if (pending && rxHeldSinceNs == Engine.NO_DEADLINE) {
-            rxHeldSinceNs = heldAtNs;
+        ReceiveWindow w = rx();
+        w.echoAtNs = heldAtNs;
+        if (pending && w.heldSinceNs == Engine.NO_DEADLINE) {
+            w.heldSinceNs = heldAtNs;
         }
     }
 
-    // ---------------- receiver bitmap ----------------
+    // ---------------- receive window ----------------
+
+    /** The path's {@link ReceiveWindow}, made on first use: call it where a packet is received. */
+    ReceiveWindow rx() {
+        if (rx == null) {
+            rx = new ReceiveWindow();
+        }
+        return rx;
+    }
+
+    /** CE-marked packets accepted since the last ACK. */
+    int rxCe() { return rx == null ? 0 : rx.ce; }
+
+    /** The timestamp the path's ACK echoes (0 before anything was received). */
+    long rxEchoTs() { return rx == null ? 0 : rx.echoTs; }
+
+    /** ACK-12: when the echoed packet arrived ({@link Engine#NO_DEADLINE}: nothing received). */
+    long rxEchoAtNs() { return rx == null ? Engine.NO_DEADLINE : rx.echoAtNs; }
+
+    /** ACK-12: the earliest arrival not yet acknowledged ({@link Engine#NO_DEADLINE}: none). */
+    long rxHeldSinceNs() { return rx == null ? Engine.NO_DEADLINE : rx.heldSinceNs; }
+
+    /** ACK-12: nothing received is held back any more. */
+    void rxClearHeld() {
+        if (rx != null) {
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
+    }
+
+    /** An ACK just reported the receive state: no CE marks to echo and nothing held back. */
+    void rxAcknowledged() {
+        if (rx != null) {
+            rx.ce = 0;
+            rx.heldSinceNs = Engine.NO_DEADLINE;
+        }
+    }
 
     private void clearRxBits() {
-        if (rxBits != null) {
-            java.util.Arrays.fill(rxBits, 0);
+        if (rx != null) {
+            rx.clearAll();
         }
     }
 
     private boolean rxBit(int psn) {
-        if (rxBits == null) {
-            return false;
-        }
-        int i = psn & MASK;
-        return (rxBits[i >>> 6] >>> (i & 63) & 1L) != 0;
+        return rx != null && rx.bit(psn & MASK);
     }
 
     private void rxSet(int psn) {
-        if (rxBits == null) {
-            rxBits = new long[WINDOW / 64];
-        }
-        int i = psn & MASK;
-        rxBits[i >>> 6] |= 1L << (i & 63);
+        rx().set(psn & MASK);
     }
 
     private void rxClear(int psn) {
-        if (rxBits == null) {
-            return;
+        if (rx != null) {
+            rx.clear(psn & MASK);
         }
-        int i = psn & MASK;
-        rxBits[i >>> 6] &= ~(1L << (i & 63));
     }
 
     /** SACK-6: the sender's floor closes holes it has given up on. */
@@ -312,23 +311,69 @@ public final class Path {
 
     /** SACK word {@code w} relative to cum+1 (bit b => PSN cum+1+64w+b). */
     long rxSackWord(int w) {
-        if (rxBits == null) {
+        if (rx == null) {
             return 0;
         }
         int pos = (rxCum + 1 + 64 * w) & MASK;
         int word = pos >>> 6;
         int sh = pos & 63;
         if (sh == 0) {
-            return rxBits[word];
+            return rx.word(word);
         }
-        return rxBits[word] >>> sh | rxBits[(word + 1) & 3] << (64 - sh);
+        return rx.word(word) >>> sh | rx.word(word + 1) << (64 - sh);
     }
+
+    // ---------------- send state ----------------
+
+    /** This path's {@link PathSendState}, made on first use: call it where the state is written. */
+    PathSendState tx() {
+        if (tx == null) {
+            tx = new PathSendState();
+        }
+        return tx;
+    }
+
+    /** RTO-3: timeouts of this path since its last progress, the exponent of its backoff. */
+    int backoff() { return tx == null ? 0 : tx.backoff; }
+
+    /** RTO-6: whether a tail-loss probe went out since the last progress. */
+    boolean tlpSent() { return tx != null && tx.tlpSent; }
+
+    /** Whether any PSN of the path was acknowledged since it started. */
+    boolean anyAcked() { return tx != null && tx.anyAcked; }
+
+    /** The highest PSN acknowledged (valid once {@link #anyAcked()}). */
+    int highestAcked() { return tx == null ? 0 : tx.highestAcked; }
+
+    // ---------------- rare state ----------------
+
+    /** This path's {@link PathFaults}, made on first use: call it where a timeout, failure or probe is recorded. */
+    PathFaults faults() {
+        if (faults == null) {
+            faults = new PathFaults();
+        }
+        return faults;
+    }
+
+    /** RTO-7: whether a timeout series may still be undone (false on a path that never timed out). */
+    boolean rtoUndoArmed() { return faults != null && faults.rtoUndoArmed; }
+
+    /** PATH-10: the id the path's next probe carries (0 until a probe was answered). */
+    long probeId() { return faults == null ? 0 : faults.probeId; }
 
     // ---------------- sender helpers ----------------
 
+    /**
+     * The QP's mask of paths that may have a timer armed ({@link QpTimers}): bit {@code id} is set whenever this path
+     * takes a packet into flight, accepts a packet to acknowledge or sets a probe deadline, and cleared by the timers'
+     * scan once none of the three holds. Null for a path outside a QP.
+     */
+    long[] armedMask() { return owner == null ? null : owner.c.armedPaths; }
+
     /** This path may have a timer armed from now on: the QP's timer scan must look at it. */
     void arm() {
-        if (armedMask != null) {
+        if (owner != null) {
+            long[] armedMask = owner.c.armedPaths;
             armedMask[id >>> 6] |= 1L << id;
         }
     }
@@ -347,7 +392,7 @@ public final class Path {
     /** A packet of {@code bytes} went into flight on this path. */
     void addInflight(long bytes) {
         arm();
-        inflightBytes += bytes;
+        tx().inflightBytes += bytes;
         inflightPackets++;
         shared.inflightBytes += bytes;
         shared.inflightPackets++;
@@ -356,7 +401,7 @@ public final class Path {
 
     /** A packet of {@code bytes} left flight (acknowledged or declared lost). */
     void removeInflight(long bytes) {
-        inflightBytes -= bytes;
+        tx.inflightBytes -= bytes;
         inflightPackets--;
         shared.inflightBytes -= bytes;
         shared.inflightPackets--;
@@ -367,12 +412,14 @@ public final class Path {
     /** Nothing of this QP is in flight on the path any more (error, reset). */
     void clearInflight() {
         if (shared != null && inflightPackets > 0) {
-            shared.inflightBytes -= inflightBytes;
+            shared.inflightBytes -= tx.inflightBytes;
             shared.inflightPackets -= inflightPackets;
             shared.roomOpened();
             peer.released(inflightPackets);
         }
-        inflightBytes = 0;
+        if (tx != null) {
+            tx.inflightBytes = 0;
+        }
         inflightPackets = 0;
     }
 
@@ -390,12 +437,13 @@ public final class Path {
         if (sampleNs <= 0) {
             return;
         }
-        if (minRttNs == 0 || sampleNs < minRttNs) {
-            minRttNs = sampleNs;
+        PathSendState s = tx();
+        if (s.minRttNs == 0 || sampleNs < s.minRttNs) {
+            s.minRttNs = sampleNs;
         }
-        rttvarNs = RttEstimator.rttvarAfter(srttNs, rttvarNs, sampleNs);
-        srttNs = RttEstimator.srttAfter(srttNs, sampleNs);
-        rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, srttNs + 4 * rttvarNs));
+        s.rttvarNs = RttEstimator.rttvarAfter(s.srttNs, s.rttvarNs, sampleNs);
+        s.srttNs = RttEstimator.srttAfter(s.srttNs, sampleNs);
+        rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, s.srttNs + 4 * s.rttvarNs));
         if (shared != null) {
             shared.onRttSample(sampleNs);
         }
@@ -407,11 +455,11 @@ public final class Path {
     public int plane() { return plane; }
     public PathState state() { return state; }
     public long cwndBytes() { return shared == null ? 0 : (long) shared.cc.cwndBytes(); }
-    public long inflightBytes() { return inflightBytes; }
+    public long inflightBytes() { return tx == null ? 0 : tx.inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
-    public long srttNs() { return srttNs; }
-    public long rttvarNs() { return rttvarNs; }
-    public long minRttNs() { return minRttNs; }
+    public long srttNs() { return tx == null ? 0 : tx.srttNs; }
+    public long rttvarNs() { return tx == null ? 0 : tx.rttvarNs; }
+    public long minRttNs() { return tx == null ? 0 : tx.minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
     public long rtoNs() { return PathDeadlines.baseRtoNs(this, Long.MAX_VALUE); }
     public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
@@ -421,17 +469,17 @@ public final class Path {
     public long txPackets() { return txPackets; }
     public long txBytes() { return txBytes; }
     public long retransmits() { return retransmits; }
-    public long timeouts() { return timeouts; }
-    public long spuriousTimeouts() { return spuriousTimeouts; }
-    public long ecnEchoes() { return ecnEchoes; }
-    public long sackGaps() { return sackGaps; }
-    public long rxPackets() { return rxPackets; }
-    public long failures() { return failures; }
-    public long readmissions() { return readmissions; }
+    public long timeouts() { return faults == null ? 0 : faults.timeouts; }
+    public long spuriousTimeouts() { return faults == null ? 0 : faults.spuriousTimeouts; }
+    public long ecnEchoes() { return tx == null ? 0 : tx.ecnEchoes; }
+    public long sackGaps() { return tx == null ? 0 : tx.sackGaps; }
+    public long rxPackets() { return rx == null ? 0 : rx.packets; }
+    public long failures() { return faults == null ? 0 : faults.failures; }
+    public long readmissions() { return faults == null ? 0 : faults.readmissions; }
 
     @Override
     public String toString() {
         return String.format("path %d (plane %d) %s cwnd=%d inflight=%d srtt=%dns retx=%d rto=%d ecn=%d",
-                id, plane, state, cwndBytes(), inflightBytes, srttNs, retransmits, timeouts, ecnEchoes);
+                id, plane, state, cwndBytes(), inflightBytes(), srttNs(), retransmits, timeouts(), ecnEchoes());
     }
 }

@@ -18,7 +18,7 @@ final class PathDeadlines {
     static long tailProbeAtNs(Path p, long ackDelayNs, boolean tailCopy) {
         long srtt = knownSrttNs(p);
         long rttvar = knownRttvarNs(p);
-        if (p.tlpSent || srtt == 0 || p.inflightPackets == 0 || p.state != PathState.ACTIVE) {
+        if (p.tlpSent() || srtt == 0 || p.inflightPackets == 0 || p.state != PathState.ACTIVE) {
             return Engine.NO_DEADLINE;
         }
         long delay = tailCopy && p.lastTxAckReq ? srtt + Math.max(4 * rttvar, srtt / 4) : 2 * srtt + ackDelayNs;
@@ -30,7 +30,7 @@ final class PathDeadlines {
      * backoff (this path's, or the QP's {@code silentTimeouts} if larger), at most {@code maxRtoNs}.
      */
     static long currentRtoNs(Path p, long maxRtoNs, int silentTimeouts) {
-        long r = baseRtoNs(p, maxRtoNs) << Math.min(Math.max(p.backoff, silentTimeouts), 20);
+        long r = baseRtoNs(p, maxRtoNs) << Math.min(Math.max(p.backoff(), silentTimeouts), 20);
         return r < 0 || r > maxRtoNs ? maxRtoNs : r;
     }
 
@@ -56,13 +56,13 @@ final class PathDeadlines {
     static long baseRtoNs(Path p, long maxRtoNs) {
         SharedPath shared = p.shared;
         long route = shared == null ? 0 : Math.min(maxRtoNs, shared.rtoEstimateNs());
-        if (p.srttNs == 0 && shared != null) {
+        if (p.srttNs() == 0 && shared != null) {
             // RTO-2: no sample of its own yet: the route's estimate, or the peer's over all its routes, not
             // initialRto (a path the scheduler has barely used would otherwise wait initialRto, and after an undone
             // timeout twice that, for its lost tail while the RTT to the peer is known)
             long known = route > 0 ? route : Math.min(maxRtoNs, shared.peerLoad.rtoEstimateNs());
             if (known > 0) {
-                return Math.max(known, shared.minRtoNs);
+                return Math.max(known, shared.peerLoad.minRtoNs);
             }
         }
         return Math.max(p.rtoNs, route);
@@ -71,8 +71,9 @@ final class PathDeadlines {
     /** The smoothed RTT the path goes by: its own, or before its first sample its route's or its peer's (RTO-2). */
     private static long knownSrttNs(Path p) {
         SharedPath shared = p.shared;
-        if (p.srttNs != 0 || shared == null) {
-            return p.srttNs;
+        long own = p.srttNs();
+        if (own != 0 || shared == null) {
+            return own;
         }
         return shared.srttNs != 0 ? shared.srttNs : shared.peerLoad.srttNs;
     }
@@ -80,8 +81,8 @@ final class PathDeadlines {
     /** The RTT variation that goes with {@link #knownSrttNs}. */
     private static long knownRttvarNs(Path p) {
         SharedPath shared = p.shared;
-        if (p.srttNs != 0 || shared == null) {
-            return p.rttvarNs;
+        if (p.srttNs() != 0 || shared == null) {
+            return p.rttvarNs();
         }
         return shared.srttNs != 0 ? shared.rttvarNs : shared.peerLoad.rttvarNs;
     }

@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * re-admits the others (PATH-17).
  */
 final class PathProber {
-    private final QpCore c;
+    final QpCore c;
     private final BaseHeader base = new BaseHeader();
     private final ProbeHeader probe = new ProbeHeader();
     /** Some path may have a probe due. */
@@ -49,10 +49,10 @@ final class PathProber {
             return;
         }
         p.state = PathState.FAILED;
-        p.failures++;
-        p.failedSinceNs = nowNs;
+        PathFaults f = p.faults();
+        f.failures++;
         c.count(Counter.PATH_FAILOVERS);
-        p.probeSuccesses = 0;
+        f.probeSuccesses = 0;
         SharedPath route = p.shared;
         if (c.cfg.routeProbing && route != null && leads(route.prober) && route.prober != p) {
             follow(route, p, nowNs); // PATH-17: the route is probed already; wait for its verdict
@@ -91,14 +91,14 @@ final class PathProber {
         awaitProbe(p);
         if (p.state == PathState.PROBING) {
             p.state = PathState.FAILED;
-            p.probeSuccesses = 0;
+            p.faults().probeSuccesses = 0;
         }
     }
 
     /** PATH-5: how long a probe waits for its reply: the probe interval, or three RTTs if that is longer. */
     long timeoutNs(Path p) {
         // An RTT inflated by an overload must not stretch probing without bound: at most 50 intervals.
-        return Math.max(c.cfg.probeIntervalNs, Math.min(3 * p.srttNs, 50 * c.cfg.probeIntervalNs));
+        return Math.max(c.cfg.probeIntervalNs, Math.min(3 * p.srttNs(), 50 * c.cfg.probeIntervalNs));
     }
 
     /** The peer probes {@code p}: queue a reply and ask for the path's ACK state (RTO-6, RTO-8). */
@@ -116,7 +116,7 @@ final class PathProber {
         }
         // RTO-6: a probe also asks for the path's current ACK state (it may be a tail-loss probe); RTO-8: that
         // ACK echoes the probe's timestamp, telling the sender that everything sent before it has arrived or is lost.
-        p.rxEchoTs = base.timestampNs();
+        p.rx().echoTs = base.timestampNs();
         p.rxHeld(c.engine.heldAtNs(nowNs), false);
         p.ackNow = true;
         c.ackWork = true;
@@ -134,15 +134,16 @@ final class PathProber {
         if (p.state != PathState.FAILED && p.state != PathState.PROBING) {
             return; // a reply to a tail-loss probe: nothing to do
         }
-        if (probe.probeId() != p.probeId) {
+        if (probe.probeId() != p.probeId()) {
             c.count(Counter.DROP_STALE_PROBE_REPLY); // PATH-10: a stale or duplicate reply
             return;
         }
-        p.probeId++; // each probe is answered once
+        PathFaults f = p.faults();
+        f.probeId++; // each probe is answered once
         p.onRttSample(nowNs - probe.echoTimestampNs(), c.cfg.minRtoNs, c.cfg.maxRtoNs);
-        p.probeSuccesses++;
+        f.probeSuccesses++;
         p.state = PathState.PROBING;
-        if (p.probeSuccesses >= c.cfg.readmitAfterProbes) {
+        if (f.probeSuccesses >= c.cfg.readmitAfterProbes) {
             // PATH-6: re-admitted with a fresh window.
             readmit(p);
             p.cc().onStart();
@@ -214,7 +215,7 @@ final class PathProber {
     private void readmitByRoute(Path p) {
         readmit(p);
         c.count(Counter.ROUTE_READMISSIONS);
-        p.probeSuccesses = 0;
+        p.faults().probeSuccesses = 0;
         wake();
     }
 
@@ -225,10 +226,11 @@ final class PathProber {
      */
     private void readmit(Path p) {
         p.state = PathState.ACTIVE;
-        p.readmissions++;
+        p.faults().readmissions++;
         c.count(Counter.PATH_READMISSIONS);
-        p.backoff = 0;
-        p.consecutiveTimeouts = 0;
+        PathSendState s = p.tx();
+        s.backoff = 0;
+        s.consecutiveTimeouts = 0;
         p.rackStreak = 0;
         p.probeDeadlineNs = Engine.NO_DEADLINE;
         p.probeDue = false;

@@ -32,9 +32,15 @@ final class PeerLoad {
 
     /** RTT samples taken on routes to this peer ({@link #estimatesVersion()}). */
     private long samples;
+    /** The engine's minRto: the floor of a timeout taken from a route's estimate (RTO-2); here, not per route. */
+    final long minRtoNs;
+    /** The engine's MTU (a route's pacing queue, PATH-18); here, not per route. */
+    final int mtu;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
+        this.minRtoNs = cfg.minRtoNs;
+        this.mtu = cfg.mtu;
         this.paths = new SharedPath[cfg.paths];
         this.ackHold = new AckHoldEstimate(cfg.ackHoldWindowNs);
         this.grant = new GrantClock(engine);

@@ -22,7 +22,7 @@ final class QpCore {
     final int qpn;
     final Counters counters = new Counters();
     final Path[] paths;
-    /** Bit i: path i may have a timer armed (see {@link Path#armedMask}); the timers scan only these. */
+    /** Bit i: path i may have a timer armed (see {@link Path#armedMask()}); the timers scan only these. */
     final long[] armedPaths;
     final OutQueue sq;
     final OutQueue rsq;
@@ -73,7 +73,6 @@ final class QpCore {
         this.armedPaths = new long[(cfg.paths + 63) >>> 6];
         for (int i = 0; i < cfg.paths; i++) {
             paths[i] = new Path(i, i % cfg.planes);
-            paths[i].armedMask = armedPaths;
         }
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);
@@ -131,8 +130,9 @@ final class QpCore {
         if (p.nextPsn - p.floor >= Path.WINDOW - LOST_HOLD_HEADROOM) {
             return false;
         }
-        long hold = p.srttNs == 0 ? cfg.minRtoNs
-                : Math.min(PathDeadlines.currentRtoNs(p, cfg.maxRtoNs, silentTimeouts), 2 * p.srttNs + cfg.ackDelayNs);
+        long srttNs = p.srttNs();
+        long hold = srttNs == 0 ? cfg.minRtoNs
+                : Math.min(PathDeadlines.currentRtoNs(p, cfg.maxRtoNs, silentTimeouts), 2 * srttNs + cfg.ackDelayNs);
         if (nowNs - p.recSentNs[i] >= hold) { // a LOST record's time is when it was declared lost
             return false;
         }
@@ -262,7 +262,7 @@ final class QpCore {
             p.clearInflight();
             p.ackNow = false;
             p.rxPending = 0;
-            p.rxHeldSinceNs = Engine.NO_DEADLINE;
+            p.rxClearHeld();
             p.ackDeadlineNs = Engine.NO_DEADLINE;
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;

@@ -188,8 +188,9 @@ final class QpTimers {
             long tlp = PathDeadlines.tailProbeAtNs(p, cfg.ackDelayNs, cfg.tailCopy);
             if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
                 // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
-                p.tlpSent = true;
-                p.tlpAtNs = nowNs;
+                PathSendState s = p.tx();
+                s.tlpSent = true;
+                s.tlpAtNs = nowNs;
                 p.tlpCheck = true;
                 prober.due(p);
             }

@@ -65,9 +65,10 @@ final class Rack {
         long minRtt = Long.MAX_VALUE;
         long srttHi = 0;
         for (Path q : c.paths) {
-            if (q.minRttNs > 0) {
-                minRtt = Math.min(minRtt, q.minRttNs);
-                srttHi = Math.max(srttHi, q.srttNs);
+            long qMinRtt = q.minRttNs();
+            if (qMinRtt > 0) {
+                minRtt = Math.min(minRtt, qMinRtt);
+                srttHi = Math.max(srttHi, q.srttNs());
             }
         }
         if (minRtt == Long.MAX_VALUE) {
@@ -85,7 +86,7 @@ final class Rack {
             // and not before its ACK is overdue: its path's smoothed RTT plus the reordering window or the RTT's
             // variation or a quarter of minRto (the platform's timing noise), whichever is largest (RFC 8985 waits
             // an RTT plus the window; the others guard hosts whose scheduling stalls dwarf the network's RTT)
-            long wait = q.srttNs + Math.max(Math.max(window, 4 * q.rttvarNs), c.cfg.minRtoNs / 4);
+            long wait = q.srttNs() + Math.max(Math.max(window, 4 * q.rttvarNs()), c.cfg.minRtoNs / 4);
             long overdue = nowNs - wait;
             boolean lost = false;
             for (int psn = q.floor; psn != q.nextPsn; psn++) {

@@ -54,7 +54,7 @@ final class Responder {
             return;
         }
         c.count(Counter.RX_DATA_PACKETS);
-        p.rxPackets++;
+        p.rx().packets++;
         int verdict = op == Opcode.READ_REQ ? onReadRequest(p, seg, psn) : onDataPacket(nowNs, p, seg, op, psn, ecn);
         if (verdict == REJECT) {
             // SACK-4: a rejected packet is never marked accepted; the sender learns from the NAK or the gap.
@@ -63,13 +63,13 @@ final class Responder {
             return;
         }
         if (ecn == EngineConfig.ECN_CE) {
-            p.rxCe++;
+            p.rx().ce++;
             p.ackNow = true;
             c.ackWork = true;
             c.count(Counter.ECN_CE_RECEIVED);
         }
         boolean gap = p.rxAccept(psn);
-        p.rxEchoTs = base.timestampNs();
+        p.rx().echoTs = base.timestampNs();
         p.rxHeld(c.engine.heldAtNs(nowNs), true);
         p.rxPending++;
         p.arm();

@@ -28,22 +28,16 @@ public final class SharedPath {
     long nextSendNs;
     /** PATH-18: the QPs waiting for this route's next pacing slot (null until the first waits). */
     PacingQueue pacing;
-    private final int mtu;
     /** PATH-17: the failed path, of one QP, whose probes speak for the route while it is down (null: none). */
     Path prober;
     /** PATH-17: failed paths of the other QPs, waiting for the route's verdict instead of probing (made on first use). */
     ArrayDeque<Path> waiting;
-
-    /** The engine's minRto: the floor of a timeout taken from the route's estimate (RTO-2). */
-    final long minRtoNs;
 
     /** Every route to the same peer (RTO-2: their joint estimate stands in for a route without samples). */
     final PeerLoad peerLoad;
 
     SharedPath(int id, EngineConfig cfg, PeerLoad peerLoad) {
         this.id = id;
-        this.minRtoNs = cfg.minRtoNs;
-        this.mtu = cfg.mtu;
         this.peerLoad = peerLoad;
         this.cc = cfg.congestionControl.create(this, cfg);
     }
@@ -51,7 +45,7 @@ public final class SharedPath {
     /** PATH-18: the route's pacing queue, made on first use. */
     PacingQueue pacingQueue() {
         if (pacing == null) {
-            pacing = new PacingQueue(this, peerLoad.engine, mtu);
+            pacing = new PacingQueue(this, peerLoad.engine, peerLoad.mtu);
         }
         return pacing;
     }

@@ -30,7 +30,7 @@ class ArmedPathsTest {
         for (int k = 0; k < paths; k++) {
             Path p = q.path(k);
             if (!p.timersIdle()) {
-                assertTrue((p.armedMask[k >>> 6] & (1L << k)) != 0, "path " + k + " of QP " + q.qpn()
+                assertTrue((p.armedMask()[k >>> 6] & (1L << k)) != 0, "path " + k + " of QP " + q.qpn()
                         + " has a timer (inflight " + p.inflightPackets + ", to acknowledge " + p.rxPending
                         + ", probe deadline " + p.probeDeadlineNs + ") but is not armed at " + now + " ns");
             }
