@@ -79,16 +79,6 @@ public final class SharedPath {
         return srttNs;
     }
 
-    /**
-     * PATH-1: the route's open window as a rate, in bytes per ns: {@code cwnd - bytes in flight} over its smoothed RTT
-     * (before its first sample, the peer's over all routes; before any, 1 ns), the rate at which the route can take
-     * data now. A route that turns its window over faster, with less queueing on it, takes more.
-     */
-    double openRate() {
-        long rtt = srttNs != 0 ? srttNs : peerLoad.srttNs;
-        return (cc.cwndBytes() - inflightBytes) / Math.max(1, rtt);
-    }
-
     /** The smallest RTT sample seen on the route, in ns (0 before the first). */
     public long minRttNs() {
         return minRttNs;

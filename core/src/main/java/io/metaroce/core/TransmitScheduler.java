@@ -7,13 +7,17 @@ import java.lang.foreign.MemorySegment;
 /**
  * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, probes), then data:
  * retransmissions before new segments (REL-4), alternating between the application's queue and READ responses,
- * sprayed over the sendable path with the largest open window per round trip (PATH-1), within each path's window and
- * pacing (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
+ * sprayed over the sendable path with the largest open window (PATH-1), within each path's window and pacing
+ * (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
  */
 final class TransmitScheduler {
+    /** PATH-1: open windows wider than this many packets count as this many (they are alike). */
+    static final int OPEN_SPAN_PACKETS = 16;
     private final QpCore c;
     private final PacketWriter writer;
     private final PathProber prober;
+    /** {@link #OPEN_SPAN_PACKETS} in bytes. */
+    private final double openSpan;
     private int pathCursor;
     /** Set by {@link #choosePath}: the route with room whose pacing slot comes first, when no path may send now. */
     private SharedPath pacedRoute;
@@ -27,6 +31,7 @@ final class TransmitScheduler {
 
     TransmitScheduler(QpCore c, PacketWriter writer, PathProber prober) {
         this.c = c;
+        this.openSpan = (double) OPEN_SPAN_PACKETS * c.cfg.mtu;
         this.writer = writer;
         this.prober = prober;
     }
@@ -367,8 +372,8 @@ final class TransmitScheduler {
     }
 
     /**
-     * PATH-1: the sendable path with the largest open window per round trip of its route, round-robin among equals,
-     * on a plane whose port is not
+     * PATH-1: the sendable path with the largest open window (counted up to {@link #OPEN_SPAN_PACKETS} packets),
+     * round-robin among equals, on a plane whose port is not
      * backlogged (PATH-19; when all are, the port free first). When none may send now,
      * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
      * route other QPs wait their turn on (PATH-18) is not this QP's to take before them.
@@ -387,10 +392,10 @@ final class TransmitScheduler {
             if (!slotDue(p, nowNs)) {
                 continue;
             }
-            // PATH-19: a path whose plane's port is not backlogged, by the largest open window per round trip
+            // PATH-19: a path whose plane's port is not backlogged, by the largest open window up to OPEN_SPAN_PACKETS
             // (PATH-1, PATH-11); when every port is, the one free first
             long free = planes.choosableAtNs(p.plane, nowNs);
-            double open = p.shared.openRate();
+            double open = Math.min(p.shared.cc.cwndBytes() - p.shared.inflightBytes, openSpan);
             if (best == null || free - bestFree < 0 || free == bestFree && open > bestOpen) {
                 best = p;
                 bestOpen = open;
