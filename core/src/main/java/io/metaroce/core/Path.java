@@ -187,11 +187,8 @@ public final class Path {
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
     void resetRx(int rxInitialPsn) {
         rxCum = rxInitialPsn - 1;
-        if (rx != null) {
-            rx.clearAll();
-            rx.ce = 0;
-            rx.heldSinceNs = Engine.NO_DEADLINE;
-        }
+        clearRxBits();
+        rxAcknowledged();
         rxPending = 0;
         ackDeadlineNs = Engine.NO_DEADLINE;
         ackNow = false;
@@ -372,8 +369,8 @@ public final class Path {
 
     /** This path may have a timer armed from now on: the QP's timer scan must look at it. */
     void arm() {
-        if (owner != null) {
-            long[] armedMask = owner.c.armedPaths;
+        long[] armedMask = armedMask();
+        if (armedMask != null) {
             armedMask[id >>> 6] |= 1L << id;
         }
     }
