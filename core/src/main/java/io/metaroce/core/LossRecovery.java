@@ -77,7 +77,7 @@ final class LossRecovery {
             s.backoff = 0;
             c.silentTimeouts = 0;
             s.consecutiveTimeouts = 0;
-            s.tlpSent = false;
+            s.tlps = 0;
             p.rackStreak = 0;
             if (p.state == PathState.SUSPECT) {
                 p.state = PathState.ACTIVE;
@@ -202,7 +202,7 @@ final class LossRecovery {
         }
         if (lost) {
             p.cc().onLoss(nowNs);
-            p.tx().tlpSent = false; // what is sent next (the resends, maybe here) may need a probe of its own
+            p.tx().tlps = 0; // what is sent next (the resends, maybe here) may need a probe of its own
             p.lastProgressNs = nowNs;
         }
     }

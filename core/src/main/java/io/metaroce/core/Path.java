@@ -333,8 +333,8 @@ public final class Path {
     /** RTO-3: timeouts of this path since its last progress, the exponent of its backoff. */
     int backoff() { return tx == null ? 0 : tx.backoff; }
 
-    /** RTO-6: whether a tail-loss probe went out since the last progress. */
-    boolean tlpSent() { return tx != null && tx.tlpSent; }
+    /** RTO-6: tail-loss probes sent since the last progress. */
+    int tlps() { return tx == null ? 0 : tx.tlps; }
 
     /** Whether any PSN of the path was acknowledged since it started. */
     boolean anyAcked() { return tx != null && tx.anyAcked; }

@@ -13,16 +13,18 @@ final class PathDeadlines {
      * with tail copies on {@code srtt + max(4 rttvar, srtt / 4)} when the newest transmission asked for an immediate
      * ACK (ACK_REQ: the end of a message or a resend), else {@code 2 srtt + ackDelay}. (Counting from the newest
      * transmission instead put the probe off while a path kept sending: 0.796 instead of 0.887 of lossless in the
-     * harness at 10% loss.)
+     * harness at 10% loss.) Up to {@code tailProbes} probes per progress, each further one an interval after the
+     * first: a lost probe, or its lost answer, costs one more interval instead of the RTO.
      */
-    static long tailProbeAtNs(Path p, long ackDelayNs, boolean tailCopy) {
+    static long tailProbeAtNs(Path p, EngineConfig cfg) {
         long srtt = knownSrttNs(p);
         long rttvar = knownRttvarNs(p);
-        if (p.tlpSent() || srtt == 0 || p.inflightPackets == 0 || p.state != PathState.ACTIVE) {
+        int sent = p.tlps();
+        if (sent >= cfg.tailProbes || srtt == 0 || p.inflightPackets == 0 || p.state != PathState.ACTIVE) {
             return Engine.NO_DEADLINE;
         }
-        long delay = tailCopy && p.lastTxAckReq ? srtt + Math.max(4 * rttvar, srtt / 4) : 2 * srtt + ackDelayNs;
-        return p.lastProgressNs + delay;
+        long delay = cfg.tailCopy && p.lastTxAckReq ? srtt + Math.max(4 * rttvar, srtt / 4) : 2 * srtt + cfg.ackDelayNs;
+        return sent == 0 ? p.lastProgressNs + delay : p.tx().tlpAtNs + sent * delay;
     }
 
     /**

@@ -20,9 +20,9 @@ final class PathSendState {
     int highestAcked;
     boolean anyAcked;
     long lastCeNs = Long.MIN_VALUE;
-    /** A tail-loss probe went out since the last progress (RTO-6). */
-    boolean tlpSent;
-    /** RTO-8: when the last tail-loss probe was due; an ACK echoing a packet sent since settles the tail. */
+    /** Tail-loss probes sent since the last progress (RTO-6: at most {@code tailProbes}). */
+    byte tlps;
+    /** RTO-8: when the first tail-loss probe since the last progress was due; an ACK echoing a packet sent since settles the tail. */
     long tlpAtNs;
     long ecnEchoes;
     long sackGaps;
@@ -35,7 +35,7 @@ final class PathSendState {
         backoff = 0;
         consecutiveTimeouts = 0;
         anyAcked = false;
-        tlpSent = false;
+        tlps = 0;
         lastCeNs = Long.MIN_VALUE;
     }
 }

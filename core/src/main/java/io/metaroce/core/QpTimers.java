@@ -106,7 +106,7 @@ final class QpTimers {
         long d = p.probeDeadlineNs;
         if (p.inflightPackets > 0) {
             d = Math.min(d, PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, c.silentTimeouts, newestAckedSentNs));
-            d = Math.min(d, PathDeadlines.tailProbeAtNs(p, cfg.ackDelayNs, cfg.tailCopy));
+            d = Math.min(d, PathDeadlines.tailProbeAtNs(p, cfg));
         }
         pathDueNs[i] = d;
         pathAckNs[i] = p.rxPending > 0 ? p.ackDeadlineNs : Engine.NO_DEADLINE;
@@ -185,12 +185,13 @@ final class QpTimers {
                 && PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
             recovery.onRto(p, nowNs);
         } else {
-            long tlp = PathDeadlines.tailProbeAtNs(p, cfg.ackDelayNs, cfg.tailCopy);
+            long tlp = PathDeadlines.tailProbeAtNs(p, cfg);
             if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
                 // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
                 PathSendState s = p.tx();
-                s.tlpSent = true;
-                s.tlpAtNs = nowNs;
+                if (s.tlps++ == 0) {
+                    s.tlpAtNs = nowNs; // RTO-8 settles from the first probe: what was sent before it
+                }
                 p.tlpCheck = true;
                 prober.due(p);
             }
