@@ -40,6 +40,7 @@ public final class TailLossBench {
         int paths = 16;
         long seed = 1;
         boolean tailCopy = true;
+        int tailProbes = new EngineConfig().tailProbes;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 fail("option " + args[i] + " needs a value");
@@ -53,16 +54,18 @@ public final class TailLossBench {
                     case "--paths" -> paths = Integer.parseInt(v);
                     case "--seed" -> seed = Long.parseLong(v);
                     case "--tail-copy" -> tailCopy = Boolean.parseBoolean(v);
-                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy)");
+                    case "--tail-probes" -> tailProbes = Integer.parseInt(v);
+                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy --tail-probes)");
                 }
             } catch (IllegalArgumentException e) {
                 fail("bad value for " + args[i] + ": " + e.getMessage());
             }
         }
-        if (bytes < 1 || bytes > Integer.MAX_VALUE || messages < 1 || paths < 1 || paths > 256 || loss < 0 || loss >= 1) {
-            fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1");
+        if (bytes < 1 || bytes > Integer.MAX_VALUE || messages < 1 || paths < 1 || paths > 256 || loss < 0 || loss >= 1
+                || tailProbes < 1 || tailProbes > 8) {
+            fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1, 1 <= tail-probes <= 8");
         }
-        run(loss, (int) bytes, messages, paths, seed, tailCopy);
+        run(loss, (int) bytes, messages, paths, seed, tailCopy, tailProbes);
     }
 
     private static void fail(String msg) {
@@ -70,9 +73,10 @@ public final class TailLossBench {
         System.exit(2);
     }
 
-    private static void run(double loss, int bytes, int messages, int paths, long seed, boolean tailCopy) {
+    private static void run(double loss, int bytes, int messages, int paths, long seed, boolean tailCopy,
+                            int tailProbes) {
         EngineConfig cfg = new EngineConfig().paths(paths).planes(Math.min(4, paths)).mtu(4096)
-                .txRateBps(100_000_000_000L).tailCopy(tailCopy);
+                .txRateBps(100_000_000_000L).tailCopy(tailCopy).tailProbes(tailProbes);
         Network net = Network.datacenter(seed, 2, cfg);
         SplittableRandom drops = new SplittableRandom(seed * 31 + 7);
         boolean[] lost = new boolean[messages];
@@ -146,7 +150,8 @@ public final class TailLossBench {
         }
         long lossless = (long) bytes * 8 / 100; // ns at 100 Gb/s
         System.out.printf("tail-loss: %d messages of %d B, %d paths, loss %.3f%% of all datagrams (end to end), "
-                + "seed %d, 100 Gb/s, 1 us links%n", messages, bytes, paths, loss * 100, seed);
+                + "seed %d, 100 Gb/s, 1 us links, tail copies %s, %d tail-loss probe(s) per progress%n", messages, bytes,
+                paths, loss * 100, seed, tailCopy ? "on" : "off", tailProbes);
         System.out.printf("message_us            p50 %.1f  p99 %.1f  mean %.1f  (serialisation alone %.1f)%n",
                 pct(messageNs, 50), pct(messageNs, 99), mean(messageNs), lossless / 1e3);
         System.out.printf("tail_recovery_us      p50 %.1f  p90 %.1f  p99 %.1f  max %.1f  over %d messages that lost a "
