@@ -254,8 +254,9 @@ final class QpCore {
         missing.reset();
         replies.clear();
         for (Path p : paths) {
-            if (p.shared != null && p.shared.prober == p) {
-                PathProber.handOver(p.shared); // PATH-17: another QP probes the route from now on
+            SharedPath route = p.routeIfMade();
+            if (route != null && route.prober == p) {
+                PathProber.handOver(route); // PATH-17: another QP probes the route from now on
             }
             p.clearRecords();
             p.floor = p.nextPsn;

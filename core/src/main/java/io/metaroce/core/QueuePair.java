@@ -145,8 +145,8 @@ public final class QueuePair extends Timed {
         requireState(QpState.RTR, "RTS");
         for (Path p : c.paths) {
             p.resetTx(localInitialPsn, c.cfg.initialRtoNs);
-            p.shared.startIfNew(); // PATH-15: a QP joining a route in use takes its window as it is
         }
+        c.paths[0].peer.start(); // PATH-15: a QP joining a route in use takes its window as it is
         rack.reset();
         c.allFailedSinceNs = Engine.NO_DEADLINE;
         c.silentTimeouts = 0;

@@ -48,8 +48,8 @@ final class TransmitScheduler {
         if (p.state == PathState.SUSPECT && p.inflightPackets > 0) {
             return false;
         }
-        SharedPath route = p.shared;
-        return route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
+        SharedPath route = p.routeIfMade();
+        return route == null || route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
     }
 
     /**
@@ -257,13 +257,24 @@ final class TransmitScheduler {
 
     /** The route, among this QP's paths that may send and have room, whose pacing slot comes first (null: none). */
     private SharedPath earliestRoute() {
-        SharedPath first = null;
+        Path first = null;
+        long firstNs = 0;
         for (Path p : c.paths) {
-            if (QpCore.sendable(p) && windowOpen(p) && (first == null || p.shared.nextSendNs - first.nextSendNs < 0)) {
-                first = p.shared;
+            if (QpCore.sendable(p) && windowOpen(p)) {
+                long next = nextSendNs(p);
+                if (first == null || next - firstNs < 0) {
+                    first = p;
+                    firstNs = next;
+                }
             }
         }
-        return first;
+        return first == null ? null : first.route();
+    }
+
+    /** When {@code p}'s route may take its next packet (CC-5): 0 on a route not made yet. */
+    private static long nextSendNs(Path p) {
+        SharedPath route = p.routeIfMade();
+        return route == null ? 0 : route.nextSendNs;
     }
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
@@ -290,7 +301,7 @@ final class TransmitScheduler {
     /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per peer at the receiver's grant (HINT-3). */
     private void pace(long nowNs, Path p, int len) {
         c.face.pacedOn = null; // it sent: a place it held in a route's pacing queue is stale (CC-5)
-        SharedPath route = p.shared;
+        SharedPath route = p.route();
         double cwnd = route.cc.cwndBytes();
         if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
             // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
@@ -316,7 +327,13 @@ final class TransmitScheduler {
         if (!QpCore.sendable(p) || !windowOpen(p)) {
             return false;
         }
-        SharedPath route = p.shared;
+        SharedPath route = p.routeIfMade();
+        if (route == null) {
+            if (0L - atNs <= 0) {
+                return true; // a route not made yet: its slot is at 0 and nobody waits on it
+            }
+            route = p.route();
+        }
         if (route.nextSendNs - atNs > 0 || !route.turnOf(c.face)) {
             if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
                 pacedRoute = route;
@@ -395,7 +412,9 @@ final class TransmitScheduler {
             // PATH-19: a path whose plane's port is not backlogged, by the largest open window up to OPEN_SPAN_PACKETS
             // (PATH-1, PATH-11); when every port is, the one free first
             long free = planes.choosableAtNs(p.plane, nowNs);
-            double open = Math.min(p.shared.cc.cwndBytes() - p.shared.inflightBytes, openSpan);
+            SharedPath route = p.routeIfMade();
+            double open = Math.min(route == null ? p.openCwndBytes() : route.cc.cwndBytes() - route.inflightBytes,
+                    openSpan);
             if (best == null || free - bestFree < 0 || free == bestFree && open > bestOpen) {
                 best = p;
                 bestOpen = open;
