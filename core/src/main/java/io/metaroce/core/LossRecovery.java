@@ -279,7 +279,7 @@ final class LossRecovery {
         int revealedAt = nak.nakPsn(); // the revealing segment's timestamp, low 32 bits
         boolean found = false;
         for (Path q : c.paths) {
-            if (q.recordCapacity() == 0) {
+            if (q == null || q.recordCapacity() == 0) {
                 continue;
             }
             for (int psn = q.floor; psn != q.nextPsn; psn++) {

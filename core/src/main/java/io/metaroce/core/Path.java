@@ -7,10 +7,11 @@ package io.metaroce.core;
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
  * <p>
- * Memory: a QP may have up to 256 paths and most of them may stay idle, so a path keeps inline only what the transmit
- * path touches on every packet (about 160 bytes) and makes the rest when it is first needed: the in-flight record
- * table on the first send, {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the
- * first packet received and {@link PathFaults} on the first timeout, failure or probe.
+ * Memory: a QP may have up to 256 paths and most of them may stay idle, so its QP makes a path when it is first used
+ * ({@link QpCore#path}), a path keeps inline only what the transmit path touches on every packet (about 160 bytes)
+ * and makes the rest when it is first needed: the in-flight record table on the first send, {@link PathSendState} on
+ * the first send, ACK or probe reply, {@link ReceiveWindow} on the first packet received, {@link PathFaults} on the
+ * first timeout, failure or probe, and its route ({@link #route()}) when it is first written.
  */
 public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */
@@ -447,12 +448,6 @@ public final class Path {
         return route().cc;
     }
 
-    /** The route's congestion window in bytes, without making the route (0 before RTR). */
-    double openCwndBytes() {
-        SharedPath r = routeIfMade();
-        return r != null ? r.cc.cwndBytes() : peer == null ? 0 : peer.idleCwndBytes();
-    }
-
     /** True when another packet fits under the PSN window of the SACK bitmap. */
     boolean psnWindowOpen() {
         return nextPsn - floor < WINDOW;
@@ -479,7 +474,7 @@ public final class Path {
     public int id() { return id; }
     public int plane() { return plane; }
     public PathState state() { return state; }
-    public long cwndBytes() { return (long) openCwndBytes(); }
+    public long cwndBytes() { return peer == null ? 0 : (long) peer.cwndBytes(id); }
     public long inflightBytes() { return tx == null ? 0 : tx.inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return tx == null ? 0 : tx.srttNs; }
@@ -487,10 +482,7 @@ public final class Path {
     public long minRttNs() { return tx == null ? 0 : tx.minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
     public long rtoNs() { return PathDeadlines.baseRtoNs(this, Long.MAX_VALUE); }
-    public double ecnAlpha() {
-        SharedPath r = routeIfMade();
-        return r != null ? r.cc.alpha() : peer == null ? 0 : peer.idleAlpha();
-    }
+    public double ecnAlpha() { return peer == null ? 0 : peer.alpha(id); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }
     public int rxCumPsn() { return rxCum; }

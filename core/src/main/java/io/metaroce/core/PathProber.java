@@ -22,9 +22,7 @@ final class PathProber {
 
     PathProber(QpCore c) {
         this.c = c;
-        for (Path p : c.paths) {
-            p.owner = this;
-        }
+        c.prober = this; // every path's owner, as it is made
     }
 
     void reset() {
@@ -265,7 +263,7 @@ final class PathProber {
         }
         boolean waiting = false;
         for (Path p : c.paths) {
-            if (!p.probeDue) {
+            if (p == null || !p.probeDue) {
                 continue;
             }
             boolean health = p.state == PathState.FAILED || p.state == PathState.PROBING;

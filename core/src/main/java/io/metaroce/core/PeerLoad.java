@@ -81,9 +81,16 @@ final class PeerLoad {
         return started ? startedCwnd : freshCwnd;
     }
 
-    /** The ECN alpha of a route not made yet. */
-    double idleAlpha() {
-        return started ? startedAlpha : freshAlpha;
+    /** Route {@code id}'s window in bytes, made or not. */
+    double cwndBytes(int id) {
+        SharedPath r = paths[id];
+        return r != null ? r.cc.cwndBytes() : idleCwndBytes();
+    }
+
+    /** Route {@code id}'s ECN alpha, made or not. */
+    double alpha(int id) {
+        SharedPath r = paths[id];
+        return r != null ? r.cc.alpha() : started ? startedAlpha : freshAlpha;
     }
 
     /** A sample taken on any route to this peer (its route's estimate changed too). */
