@@ -11,6 +11,8 @@ import io.metaroce.core.wire.Opcode;
 final class QpCore {
     static final int Q_SEND = 0;
     static final int Q_RESP = 1;
+    /** Paths made together ({@link #path(int)}): ids {@code 16k..16k+15}. */
+    static final int PATH_BLOCK = 16;
     /** PSNs of room REL-15 leaves in a path's 256-PSN window: lost records are not held into it. */
     private static final int LOST_HOLD_HEADROOM = 64;
 
@@ -98,7 +100,24 @@ final class QpCore {
         return p != null ? p : makePath(id);
     }
 
+    /**
+     * Makes path {@code id} and the others of its block of {@link #PATH_BLOCK} not made yet, one after the other: the
+     * scheduler's scan reads every path of the QP for each packet, and paths made together lie together in memory
+     * (made one by one as the QP first sends on each, they were scattered among other objects, and the k=16
+     * permutation took ~10-40% more CPU for it).
+     */
     private Path makePath(int id) {
+        int from = id & -PATH_BLOCK;
+        int to = Math.min(paths.length, from + PATH_BLOCK);
+        for (int i = from; i < to; i++) {
+            if (paths[i] == null) {
+                paths[i] = newPath(i);
+            }
+        }
+        return paths[id];
+    }
+
+    private Path newPath(int id) {
         Path p = new Path(id, id % cfg.planes);
         p.owner = prober;
         if (rxStarted) {
@@ -108,7 +127,6 @@ final class QpCore {
         if (txStarted) {
             p.resetTx(txInitialPsn, cfg.initialRtoNs);
         }
-        paths[id] = p;
         return p;
     }
 
