@@ -7,11 +7,11 @@ package io.metaroce.core;
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
  * <p>
- * Memory: a QP may have up to 256 paths and most of them may stay idle, so its QP makes a path when it is first used
- * ({@link QpCore#path}), a path keeps inline only what the transmit path touches on every packet (about 160 bytes)
- * and makes the rest when it is first needed: the in-flight record table on the first send, {@link PathSendState} on
- * the first send, ACK or probe reply, {@link ReceiveWindow} on the first packet received, {@link PathFaults} on the
- * first timeout, failure or probe, and its route ({@link #route()}) when it is first written.
+ * Memory: a QP may have up to 256 paths and most of them may stay idle, so its QP makes paths when they are first
+ * used (in blocks, {@link QpCore#path}), a path keeps inline only what the transmit path touches on every packet
+ * (about 160 bytes) and makes the rest when it is first needed: the in-flight record table on the first send,
+ * {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the first packet received,
+ * {@link PathFaults} on the first timeout, failure or probe, and its route ({@link #route()}) when first written.
  */
 public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */

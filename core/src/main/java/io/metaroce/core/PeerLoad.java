@@ -42,7 +42,7 @@ final class PeerLoad {
     /** The engine's MTU (a route's pacing queue, PATH-18); here, not per route. */
     final int mtu;
     private final EngineConfig cfg;
-    /** Whether a QP to this peer reached RTS: every route is started from then on (made ones at once, others when made). */
+    /** Whether a QP to this peer reached RTS: every route is started from then on (later ones when made). */
     private boolean started;
     /** What a route not made yet reads as ({@link CongestionControl}'s window and alpha, fresh and once started). */
     private final double freshCwnd;

@@ -24,10 +24,10 @@ final class QpCore {
     final int qpn;
     final Counters counters = new Counters();
     /**
-     * The paths by id, each made on first use ({@link #path(int)}): a null slot is a path nothing has touched since
-     * the QP was made, in the state its last resets left it (fresh, or as {@link #startRx} and {@link #startTx} start
-     * one). Loops over the array skip null slots where a fresh path would do nothing, and the scheduler reads a null
-     * slot as a fresh path on its route (PATH-1). With 48 paths a QP typically sends on a handful.
+     * The paths by id, made on first use in blocks ({@link #path(int)}): a null slot is a path nothing has touched
+     * since the QP was made, in the state its last resets left it (fresh, or as {@link #startRx} and {@link #startTx}
+     * start one). Loops over the array skip null slots where a fresh path would do nothing, and the scheduler reads a
+     * null slot as a fresh path on its route (PATH-1). With 48 paths a QP typically sends on a handful.
      */
     final Path[] paths;
     /** The prober every path of the QP reports to ({@link Path#owner}). */
@@ -94,7 +94,7 @@ final class QpCore {
         this.rq = new RecvQueue(cfg.rqDepth);
     }
 
-    /** Path {@code id}, made on first use: call it where a path is written or handed on (a packet, a timer, a getter). */
+    /** Path {@code id}, made on first use: call it where a path is written or handed on (a packet, a getter). */
     Path path(int id) {
         Path p = paths[id];
         return p != null ? p : makePath(id);
