@@ -38,7 +38,7 @@ final class AckBundleReader {
         c.count(Counter.RX_ACK_BUNDLES);
         for (int i = 0; i < n; i++) {
             AckBundleHeader.expand(seg, i, scratch, scratchBase, bundle, scratchAck);
-            recovery.onAck(nowNs, c.paths[bundle.pathId(i)], scratch);
+            recovery.onAck(nowNs, c.path(bundle.pathId(i)), scratch);
         }
     }
 }

@@ -32,8 +32,8 @@ final class KeyUpdates {
         }
         auth.updateTxKey();
         firstKey = false;
-        for (Path q : c.paths) {
-            startPsn[q.id] = q.nextPsn; // every PSN from here on is sent under the new key
+        for (int id = 0; id < startPsn.length; id++) {
+            startPsn[id] = c.nextPsn(id); // every PSN from here on is sent under the new key
         }
         c.count(Counter.KEY_UPDATES_SENT);
     }

@@ -62,13 +62,13 @@ final class LossRecovery {
             PathSendState s = p.tx();
             s.ecnEchoes += ce;
             s.lastCeNs = nowNs;
-            p.shared.lastCeNs = nowNs;
+            p.route().lastCeNs = nowNs;
         }
-        if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.shared != null) {
+        if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.peer != null) {
             // RTO-10: the peer says how long it held what this ACK is the first to acknowledge (ACK-12). RTT samples
             // keep the hold: the tail-loss probe's timer (RTO-6) goes by srtt and rttvar, and without the peer's
             // stalls in them it fired in every stall (measured: twice the tail copies on the test bed)
-            p.shared.peerLoad.ackHold.onHold(nowNs, AckHold.longestNs(base.psnFloor()));
+            p.peer.ackHold.onHold(nowNs, AckHold.longestNs(base.psnFloor()));
         }
         if (newlyPackets > 0) {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);
@@ -176,7 +176,7 @@ final class LossRecovery {
         scanNewlyPackets = newlyPackets;
         scanAckedAny = ackedAny;
         scanNewestSentNs = newestSentNs;
-        SharedPath route = p.shared;
+        SharedPath route = p.route();
         if (pathNewestSentNs != Long.MIN_VALUE && (route.newestDeliveredSentNs == Long.MIN_VALUE
                 || pathNewestSentNs - route.newestDeliveredSentNs > 0)) {
             route.newestDeliveredSentNs = pathNewestSentNs;
@@ -279,7 +279,7 @@ final class LossRecovery {
         int revealedAt = nak.nakPsn(); // the revealing segment's timestamp, low 32 bits
         boolean found = false;
         for (Path q : c.paths) {
-            if (q.recordCapacity() == 0) {
+            if (q == null || q.recordCapacity() == 0) {
                 continue;
             }
             for (int psn = q.floor; psn != q.nextPsn; psn++) {
@@ -318,8 +318,8 @@ final class LossRecovery {
             p.probeDue = false;
             f.probeSuccesses = 0;
             c.allFailedSinceNs = Engine.NO_DEADLINE;
-            if (p.shared.prober == p) {
-                PathProber.routeAnswered(p.shared); // PATH-17: the route delivered all along
+            if (p.route().prober == p) {
+                PathProber.routeAnswered(p.route()); // PATH-17: the route delivered all along
             }
         }
         f.spuriousTimeouts++;
@@ -343,7 +343,7 @@ final class LossRecovery {
         f.timeouts++;
         c.count(Counter.TIMEOUTS);
         // PATH-16: the route delivered something (of any QP) sent after the oldest packet this timeout declares lost
-        boolean routeAlive = p.shared.deliveredSince(oldestInflightSentNs(p));
+        boolean routeAlive = p.route().deliveredSince(oldestInflightSentNs(p));
         boolean first = !routeAlive && !f.rtoUndoArmed; // nothing for RTO-7 to undo when the route is alive
         if (first) {
             f.rtoUndoArmed = true;

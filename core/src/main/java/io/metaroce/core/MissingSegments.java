@@ -32,7 +32,7 @@ final class MissingSegments {
         if (!c.cfg.missingNak) {
             return;
         }
-        OneWayDelay owd = p.shared == null ? null : p.shared.peerLoad.oneWayDelay;
+        OneWayDelay owd = p.peer == null ? null : p.peer.oneWayDelay;
         if (owd != null) {
             owd.sample(nowNs, sentTs);
         }

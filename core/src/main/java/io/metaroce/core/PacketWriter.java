@@ -120,7 +120,7 @@ final class PacketWriter {
         for (int k = 0; k < n && e < entries; k++) {
             int id = p.id + k;
             Path q = paths[id >= n ? id - n : id];
-            if (k == 0 || q.ackNow || q.rxPending > 0) {
+            if (k == 0 || q != null && (q.ackNow || q.rxPending > 0)) {
                 newest = Math.min(newest, newestHoldNs(nowNs, q));
                 longest = Math.max(longest, longestHoldNs(nowNs, q));
                 bundleEntry(e++, q);
@@ -136,7 +136,7 @@ final class PacketWriter {
         int room = Math.min(c.paths.length, AckBundleHeader.maxEntries(c.engine.maxDatagramLength())) - 1;
         int mates = 0;
         for (Path q : c.paths) {
-            if (q != p && (q.ackNow || q.rxPending > 0) && mates < room) {
+            if (q != null && q != p && (q.ackNow || q.rxPending > 0) && mates < room) {
                 mates++;
             }
         }
@@ -181,7 +181,7 @@ final class PacketWriter {
     int nak(long nowNs, MemorySegment out, Transmit tx) {
         ControlRing r = c.naks;
         r.take();
-        Path p = c.paths[r.path()];
+        Path p = c.path(r.path());
         header(out, Opcode.NAK, 0, p, 0, 0, nowNs);
         nak.wrap(out, BaseHeader.LENGTH).msn(r.msn()).code(r.code()).reserved(0).nakPsn(r.psn())
                 .offset(r.offset());
@@ -193,7 +193,7 @@ final class PacketWriter {
     int probeReply(long nowNs, MemorySegment out, Transmit tx) {
         ControlRing r = c.replies;
         r.take();
-        Path p = c.paths[r.path()];
+        Path p = c.path(r.path());
         header(out, Opcode.PROBE_REPLY, 0, p, 0, 0, nowNs);
         probe.wrap(out, BaseHeader.LENGTH).probeId(r.id()).echoTimestampNs(r.ts());
         c.count(Counter.TX_PROBE_REPLIES);

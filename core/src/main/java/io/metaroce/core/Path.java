@@ -7,10 +7,11 @@ package io.metaroce.core;
  * direction. Fields are package-private for the engine and the congestion strategy; read them through the
  * getters.
  * <p>
- * Memory: a QP may have up to 256 paths and most of them may stay idle, so a path keeps inline only what the transmit
- * path touches on every packet (about 160 bytes) and makes the rest when it is first needed: the in-flight record
- * table on the first send, {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the
- * first packet received and {@link PathFaults} on the first timeout, failure or probe.
+ * Memory: a QP may have up to 256 paths and most of them may stay idle, so its QP makes paths when they are first
+ * used (in blocks, {@link QpCore#path}), a path keeps inline only what the transmit path touches on every packet
+ * (about 160 bytes) and makes the rest when it is first needed: the in-flight record table on the first send,
+ * {@link PathSendState} on the first send, ACK or probe reply, {@link ReceiveWindow} on the first packet received,
+ * {@link PathFaults} on the first timeout, failure or probe, and its route ({@link #route()}) when first written.
  */
 public final class Path {
     /** PSNs tracked at once: the width of the SACK bitmap. */
@@ -44,8 +45,8 @@ public final class Path {
     int[] recAttempt;
     long[] recSentNs;
     int inflightPackets;
-    /** PATH-15: the route this path shares with every QP of the engine to the same peer (null before RTR). */
-    SharedPath shared;
+    /** PATH-15: the route shared with every QP of the engine to the peer (null until {@link #route()} makes it). */
+    private SharedPath route;
     /** The peer's routes and waiting QPs (null before RTR). */
     PeerLoad peer;
     /**
@@ -91,7 +92,27 @@ public final class Path {
     /** Joins the engine's route to {@code load}'s peer on this path id (PATH-15). */
     void share(PeerLoad load) {
         peer = load;
-        shared = load.path(id);
+        route = null; // made on first use (PeerLoad#path): most routes of most peers never carry a packet
+    }
+
+    /** This path's route (PATH-15), made on first use: call it where the route is written (only after RTR). */
+    SharedPath route() {
+        SharedPath r = route;
+        if (r == null) {
+            r = peer.path(id);
+            route = r;
+        }
+        return r;
+    }
+
+    /** This path's route if a QP to the peer made it, else null: an idle route (see {@link PeerLoad}). */
+    SharedPath routeIfMade() {
+        SharedPath r = route;
+        if (r == null && peer != null) {
+            r = peer.pathIfMade(id);
+            route = r;
+        }
+        return r;
     }
 
     /**
@@ -391,8 +412,9 @@ public final class Path {
         arm();
         tx().inflightBytes += bytes;
         inflightPackets++;
-        shared.inflightBytes += bytes;
-        shared.inflightPackets++;
+        SharedPath r = route();
+        r.inflightBytes += bytes;
+        r.inflightPackets++;
         peer.sent(1);
     }
 
@@ -400,18 +422,19 @@ public final class Path {
     void removeInflight(long bytes) {
         tx.inflightBytes -= bytes;
         inflightPackets--;
-        shared.inflightBytes -= bytes;
-        shared.inflightPackets--;
-        shared.roomOpened();
+        SharedPath r = route; // made when the packet went into flight
+        r.inflightBytes -= bytes;
+        r.inflightPackets--;
+        r.roomOpened();
         peer.released(1);
     }
 
     /** Nothing of this QP is in flight on the path any more (error, reset). */
     void clearInflight() {
-        if (shared != null && inflightPackets > 0) {
-            shared.inflightBytes -= tx.inflightBytes;
-            shared.inflightPackets -= inflightPackets;
-            shared.roomOpened();
+        if (route != null && inflightPackets > 0) { // (packets in flight made the route)
+            route.inflightBytes -= tx.inflightBytes;
+            route.inflightPackets -= inflightPackets;
+            route.roomOpened();
             peer.released(inflightPackets);
         }
         if (tx != null) {
@@ -422,7 +445,7 @@ public final class Path {
 
     /** This path's congestion controller: the shared route's (PATH-15). */
     CongestionControl cc() {
-        return shared.cc;
+        return route().cc;
     }
 
     /** True when another packet fits under the PSN window of the SACK bitmap. */
@@ -441,8 +464,8 @@ public final class Path {
         s.rttvarNs = RttEstimator.rttvarAfter(s.srttNs, s.rttvarNs, sampleNs);
         s.srttNs = RttEstimator.srttAfter(s.srttNs, sampleNs);
         rtoNs = Math.min(maxRtoNs, Math.max(minRtoNs, s.srttNs + 4 * s.rttvarNs));
-        if (shared != null) {
-            shared.onRttSample(sampleNs);
+        if (peer != null) {
+            route().onRttSample(sampleNs);
         }
     }
 
@@ -451,7 +474,7 @@ public final class Path {
     public int id() { return id; }
     public int plane() { return plane; }
     public PathState state() { return state; }
-    public long cwndBytes() { return shared == null ? 0 : (long) shared.cc.cwndBytes(); }
+    public long cwndBytes() { return peer == null ? 0 : (long) peer.cwndBytes(id); }
     public long inflightBytes() { return tx == null ? 0 : tx.inflightBytes; }
     public int inflightPackets() { return inflightPackets; }
     public long srttNs() { return tx == null ? 0 : tx.srttNs; }
@@ -459,7 +482,7 @@ public final class Path {
     public long minRttNs() { return tx == null ? 0 : tx.minRttNs; }
     /** RTO-2: the base timeout (before backoff and the {@code maxRto} cap): this QP's or its route's, the larger. */
     public long rtoNs() { return PathDeadlines.baseRtoNs(this, Long.MAX_VALUE); }
-    public double ecnAlpha() { return shared == null ? 0 : shared.cc.alpha(); }
+    public double ecnAlpha() { return peer == null ? 0 : peer.alpha(id); }
     public int nextPsn() { return nextPsn; }
     public int floorPsn() { return floor; }
     public int rxCumPsn() { return rxCum; }

@@ -51,20 +51,21 @@ final class PathDeadlines {
 
     /** RTO-10: the longest ACK hold time the path's peer reported recently (0 when hold times are ignored), in ns. */
     static long peerHoldNs(Path p) {
-        return p.shared == null ? 0 : p.shared.peerLoad.ackHold.allowanceNs();
+        return p.peer == null ? 0 : p.peer.ackHold.allowanceNs();
     }
 
     /** RTO-2: the larger of the QP's estimate and the route's, at most {@code maxRtoNs}. */
     static long baseRtoNs(Path p, long maxRtoNs) {
-        SharedPath shared = p.shared;
+        SharedPath shared = p.routeIfMade(); // a route not made yet has no estimate (0)
         long route = shared == null ? 0 : Math.min(maxRtoNs, shared.rtoEstimateNs());
-        if (p.srttNs() == 0 && shared != null) {
+        PeerLoad peer = p.peer;
+        if (p.srttNs() == 0 && peer != null) {
             // RTO-2: no sample of its own yet: the route's estimate, or the peer's over all its routes, not
             // initialRto (a path the scheduler has barely used would otherwise wait initialRto, and after an undone
             // timeout twice that, for its lost tail while the RTT to the peer is known)
-            long known = route > 0 ? route : Math.min(maxRtoNs, shared.peerLoad.rtoEstimateNs());
+            long known = route > 0 ? route : Math.min(maxRtoNs, peer.rtoEstimateNs());
             if (known > 0) {
-                return Math.max(known, shared.peerLoad.minRtoNs);
+                return Math.max(known, peer.minRtoNs);
             }
         }
         return Math.max(p.rtoNs, route);
@@ -72,20 +73,20 @@ final class PathDeadlines {
 
     /** The smoothed RTT the path goes by: its own, or before its first sample its route's or its peer's (RTO-2). */
     private static long knownSrttNs(Path p) {
-        SharedPath shared = p.shared;
         long own = p.srttNs();
-        if (own != 0 || shared == null) {
+        if (own != 0 || p.peer == null) {
             return own;
         }
-        return shared.srttNs != 0 ? shared.srttNs : shared.peerLoad.srttNs;
+        SharedPath shared = p.routeIfMade();
+        return shared != null && shared.srttNs != 0 ? shared.srttNs : p.peer.srttNs;
     }
 
     /** The RTT variation that goes with {@link #knownSrttNs}. */
     private static long knownRttvarNs(Path p) {
-        SharedPath shared = p.shared;
-        if (p.srttNs() != 0 || shared == null) {
+        if (p.srttNs() != 0 || p.peer == null) {
             return p.rttvarNs();
         }
-        return shared.srttNs != 0 ? shared.rttvarNs : shared.peerLoad.rttvarNs;
+        SharedPath shared = p.routeIfMade();
+        return shared != null && shared.srttNs != 0 ? shared.rttvarNs : p.peer.rttvarNs;
     }
 }

@@ -22,9 +22,7 @@ final class PathProber {
 
     PathProber(QpCore c) {
         this.c = c;
-        for (Path p : c.paths) {
-            p.owner = this;
-        }
+        c.prober = this; // every path's owner, as it is made
     }
 
     void reset() {
@@ -53,7 +51,7 @@ final class PathProber {
         f.failures++;
         c.count(Counter.PATH_FAILOVERS);
         f.probeSuccesses = 0;
-        SharedPath route = p.shared;
+        SharedPath route = p.peer == null ? null : p.route();
         if (c.cfg.routeProbing && route != null && leads(route.prober) && route.prober != p) {
             follow(route, p, nowNs); // PATH-17: the route is probed already; wait for its verdict
         } else {
@@ -78,8 +76,8 @@ final class PathProber {
 
     /** The path's probe went unanswered: probe again; a PROBING path whose probe went unanswered fails again. */
     void onProbeTimer(Path p, long nowNs) {
-        SharedPath route = p.shared;
-        if (p.waitingOnRoute && route.prober != p) {
+        SharedPath route = p.waitingOnRoute ? p.route() : null;
+        if (route != null && route.prober != p) {
             // PATH-17: a waiting path's check that its route still has a live prober (a safety net: a prober that
             // stops hands the route over at once)
             if (leads(route.prober)) {
@@ -147,7 +145,7 @@ final class PathProber {
             // PATH-6: re-admitted with a fresh window.
             readmit(p);
             p.cc().onStart();
-            routeAnswered(p.shared);
+            routeAnswered(p.route());
         } else {
             awaitProbe(p); // the next probe goes at once
         }
@@ -191,7 +189,7 @@ final class PathProber {
         Path f;
         while (route.waiting != null && (f = route.waiting.poll()) != null) {
             f.waitingOnRoute = false;
-            if (f.shared == route && f.state == PathState.FAILED && f.owner.c.running()) {
+            if (f.routeIfMade() == route && f.state == PathState.FAILED && f.owner.c.running()) {
                 f.owner.readmitByRoute(f);
             }
         }
@@ -203,7 +201,7 @@ final class PathProber {
         Path f;
         while (route.waiting != null && (f = route.waiting.poll()) != null) {
             f.waitingOnRoute = false;
-            if (f.shared == route && f.state == PathState.FAILED && f.owner.c.running()) {
+            if (f.routeIfMade() == route && f.state == PathState.FAILED && f.owner.c.running()) {
                 route.prober = f;
                 f.owner.takeOver(f);
                 return;
@@ -265,7 +263,7 @@ final class PathProber {
         }
         boolean waiting = false;
         for (Path p : c.paths) {
-            if (!p.probeDue) {
+            if (p == null || !p.probeDue) {
                 continue;
             }
             boolean health = p.state == PathState.FAILED || p.state == PathState.PROBING;

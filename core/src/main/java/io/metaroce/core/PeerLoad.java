@@ -6,6 +6,11 @@ import java.util.ArrayDeque;
  * PATH-15: an engine's routes to one peer ({@link SharedPath}, one per path id), shared by every QP to that peer,
  * and the QPs waiting for room in their windows; the grant that peer gives (HINT-3) and whether it counts as an
  * active sender here (HINT-2).
+ * <p>
+ * Memory: a route is made when a QP first needs it (a packet goes on it, an ACK or RTT sample or timeout concerns
+ * it), not for every path id up front: with 48 paths per QP and many peers most routes never carry a packet. A route
+ * not made yet reads as a fresh one ({@link Path#routeIfMade()}): nothing in flight, no RTT sample, its pacing slot
+ * at 0, and the window of a controller just made ({@link #idleCwndBytes()}), started once a QP to the peer is.
  */
 final class PeerLoad {
     final Engine engine;
@@ -36,17 +41,56 @@ final class PeerLoad {
     final long minRtoNs;
     /** The engine's MTU (a route's pacing queue, PATH-18); here, not per route. */
     final int mtu;
+    private final EngineConfig cfg;
+    /** Whether a QP to this peer reached RTS: every route is started from then on (later ones when made). */
+    private boolean started;
+    /** What a route not made yet reads as ({@link CongestionControl}'s window and alpha, fresh and once started). */
+    private final double freshCwnd;
+    private final double freshAlpha;
+    private final double startedCwnd;
+    private final double startedAlpha;
 
     PeerLoad(Engine engine, EngineConfig cfg) {
         this.engine = engine;
+        this.cfg = cfg;
         this.minRtoNs = cfg.minRtoNs;
         this.mtu = cfg.mtu;
         this.paths = new SharedPath[cfg.paths];
         this.ackHold = new AckHoldEstimate(cfg.ackHoldWindowNs);
         this.grant = new GrantClock(engine);
-        for (int i = 0; i < paths.length; i++) {
-            paths[i] = new SharedPath(i, cfg, this);
+        CongestionControl sample = new SharedPath(-1, cfg, this).cc; // a controller as a made route's starts
+        freshCwnd = sample.cwndBytes();
+        freshAlpha = sample.alpha();
+        sample.onStart();
+        startedCwnd = sample.cwndBytes();
+        startedAlpha = sample.alpha();
+    }
+
+    /** PATH-15: a QP to this peer starts sending: every route starts, a route in use keeps its window as it is. */
+    void start() {
+        started = true;
+        for (SharedPath r : paths) {
+            if (r != null) {
+                r.startIfNew();
+            }
         }
+    }
+
+    /** The window of a route not made yet, in bytes (what its controller would have now). */
+    double idleCwndBytes() {
+        return started ? startedCwnd : freshCwnd;
+    }
+
+    /** Route {@code id}'s window in bytes, made or not. */
+    double cwndBytes(int id) {
+        SharedPath r = paths[id];
+        return r != null ? r.cc.cwndBytes() : idleCwndBytes();
+    }
+
+    /** Route {@code id}'s ECN alpha, made or not. */
+    double alpha(int id) {
+        SharedPath r = paths[id];
+        return r != null ? r.cc.alpha() : started ? startedAlpha : freshAlpha;
     }
 
     /** A sample taken on any route to this peer (its route's estimate changed too). */
@@ -69,7 +113,21 @@ final class PeerLoad {
         return srttNs == 0 ? 0 : srttNs + 4 * rttvarNs;
     }
 
+    /** The route of path id {@code id}, made on first use (started if a QP to the peer already is). */
     SharedPath path(int id) {
+        SharedPath r = paths[id];
+        if (r == null) {
+            r = new SharedPath(id, cfg, this);
+            if (started) {
+                r.startIfNew();
+            }
+            paths[id] = r;
+        }
+        return r;
+    }
+
+    /** The route of path id {@code id} if a QP made it, else null (it reads as an idle one). */
+    SharedPath pathIfMade(int id) {
         return paths[id];
     }
 

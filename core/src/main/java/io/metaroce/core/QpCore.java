@@ -11,6 +11,8 @@ import io.metaroce.core.wire.Opcode;
 final class QpCore {
     static final int Q_SEND = 0;
     static final int Q_RESP = 1;
+    /** Paths made together ({@link #path(int)}): ids {@code 16k..16k+15}. */
+    static final int PATH_BLOCK = 16;
     /** PSNs of room REL-15 leaves in a path's 256-PSN window: lost records are not held into it. */
     private static final int LOST_HOLD_HEADROOM = 64;
 
@@ -21,7 +23,22 @@ final class QpCore {
     final CompletionQueue recvCq;
     final int qpn;
     final Counters counters = new Counters();
+    /**
+     * The paths by id, made on first use in blocks ({@link #path(int)}): a null slot is a path nothing has touched
+     * since the QP was made, in the state its last resets left it (fresh, or as {@link #startRx} and {@link #startTx}
+     * start one). Loops over the array skip null slots where a fresh path would do nothing, and the scheduler reads a
+     * null slot as a fresh path on its route (PATH-1). With 48 paths a QP typically sends on a handful.
+     */
     final Path[] paths;
+    /** The prober every path of the QP reports to ({@link Path#owner}). */
+    PathProber prober;
+    /** The peer's routes and waiting QPs (PATH-15; null before RTR). */
+    PeerLoad peerLoad;
+    /** Whether RTR and RTS ran (since the QP was made), and the initial PSNs they gave: what a path made now takes. */
+    private boolean rxStarted;
+    private boolean txStarted;
+    private int rxInitialPsn;
+    private int txInitialPsn;
     /** Bit i: path i may have a timer armed (see {@link Path#armedMask()}); the timers scan only these. */
     final long[] armedPaths;
     final OutQueue sq;
@@ -71,13 +88,76 @@ final class QpCore {
         this.recvCq = recvCq;
         this.paths = new Path[cfg.paths];
         this.armedPaths = new long[(cfg.paths + 63) >>> 6];
-        for (int i = 0; i < cfg.paths; i++) {
-            paths[i] = new Path(i, i % cfg.planes);
-        }
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);
         this.inbound = new InboundMessages(cfg.sqDepth);
         this.rq = new RecvQueue(cfg.rqDepth);
+    }
+
+    /** Path {@code id}, made on first use: call it where a path is written or handed on (a packet, a getter). */
+    Path path(int id) {
+        Path p = paths[id];
+        return p != null ? p : makePath(id);
+    }
+
+    /**
+     * Makes path {@code id} and the others of its block of {@link #PATH_BLOCK} not made yet, one after the other: the
+     * scheduler's scan reads every path of the QP for each packet, and paths made together lie together in memory
+     * (made one by one as the QP first sends on each, they were scattered among other objects, and the k=16
+     * permutation took ~10-40% more CPU for it).
+     */
+    private Path makePath(int id) {
+        int from = id & -PATH_BLOCK;
+        int to = Math.min(paths.length, from + PATH_BLOCK);
+        for (int i = from; i < to; i++) {
+            if (paths[i] == null) {
+                paths[i] = newPath(i);
+            }
+        }
+        return paths[id];
+    }
+
+    private Path newPath(int id) {
+        Path p = new Path(id, id % cfg.planes);
+        p.owner = prober;
+        if (rxStarted) {
+            p.resetRx(rxInitialPsn);
+            p.share(peerLoad);
+        }
+        if (txStarted) {
+            p.resetTx(txInitialPsn, cfg.initialRtoNs);
+        }
+        return p;
+    }
+
+    /** RTR: every path expects {@code psn} first from the peer whose routes are {@code load} (PATH-15). */
+    void startRx(int psn, PeerLoad load) {
+        peerLoad = load;
+        rxInitialPsn = psn;
+        rxStarted = true;
+        for (Path p : paths) {
+            if (p != null) {
+                p.resetRx(psn);
+                p.share(load);
+            }
+        }
+    }
+
+    /** RTS: every path sends from {@code psn}. */
+    void startTx(int psn) {
+        txInitialPsn = psn;
+        txStarted = true;
+        for (Path p : paths) {
+            if (p != null) {
+                p.resetTx(psn, cfg.initialRtoNs);
+            }
+        }
+    }
+
+    /** The next PSN of path {@code id} (the initial one on a path never used). */
+    int nextPsn(int id) {
+        Path p = paths[id];
+        return p != null ? p.nextPsn : txStarted ? txInitialPsn : 0;
     }
 
     boolean running() {
@@ -254,8 +334,12 @@ final class QpCore {
         missing.reset();
         replies.clear();
         for (Path p : paths) {
-            if (p.shared != null && p.shared.prober == p) {
-                PathProber.handOver(p.shared); // PATH-17: another QP probes the route from now on
+            if (p == null) {
+                continue; // a path never used has nothing to clear
+            }
+            SharedPath route = p.routeIfMade();
+            if (route != null && route.prober == p) {
+                PathProber.handOver(route); // PATH-17: another QP probes the route from now on
             }
             p.clearRecords();
             p.floor = p.nextPsn;
@@ -271,7 +355,7 @@ final class QpCore {
 
     boolean allPathsFailed() {
         for (Path p : paths) {
-            if (p.state == PathState.ACTIVE || p.state == PathState.SUSPECT) {
+            if (p == null || p.state == PathState.ACTIVE || p.state == PathState.SUSPECT) {
                 return false;
             }
         }

@@ -70,7 +70,7 @@ final class QpTimers {
                 send = Math.min(send, pathAckNs[i]);
             }
         }
-        PeerLoad peer = paths.length == 0 ? null : paths[0].peer;
+        PeerLoad peer = c.peerLoad;
         keptVersion = peer == null ? -1 : peer.estimatesVersion();
         return qpDeadline(d, send);
     }

@@ -79,7 +79,8 @@ public final class QueuePair extends Timed {
     /** This QP's own counters (the engine's counters add up every QP's). */
     public Counters counters() { return c.counters; }
     public int pathCount() { return c.paths.length; }
-    public Path path(int i) { return c.paths[i]; }
+    /** Path {@code i} (reading a path the QP never used makes it: its getters then read the reset values). */
+    public Path path(int i) { return c.path(i); }
     /** Work requests posted and not yet completed. */
     public int outstandingSends() { return c.sq.outstanding(); }
     /** Send work requests finished so far (completed, failed or flushed; signaled or not). */
@@ -87,7 +88,7 @@ public final class QueuePair extends Timed {
     /** Receives posted and not yet consumed. */
     public int postedReceives() { return c.rq.count; }
     /** The latest rate granted by the peer in bits/s (0 = none). */
-    public long grantBps() { return c.paths[0].peer == null ? 0 : c.paths[0].peer.grant.bps; }
+    public long grantBps() { return c.peerLoad == null ? 0 : c.peerLoad.grant.bps; }
     /** Whether this QP's packets are authenticated (AUTH-1). */
     public boolean authenticated() { return auth != null; }
     /** Whether this QP's payloads are encrypted (AUTH-5). */
@@ -130,11 +131,7 @@ public final class QueuePair extends Timed {
         requireState(QpState.INIT, "RTR");
         c.peer = peerHandle;
         c.remoteQpn = remoteQpNumber;
-        PeerLoad load = engine.peerLoad(peerHandle);
-        for (Path p : c.paths) {
-            p.resetRx(remoteInitialPsn);
-            p.share(load);
-        }
+        c.startRx(remoteInitialPsn, engine.peerLoad(peerHandle));
         c.inbound.reset(0);
         c.state = QpState.RTR;
         engine.touch(this);
@@ -143,10 +140,8 @@ public final class QueuePair extends Timed {
     /** RTR -> RTS: start sending with {@code localInitialPsn} on every path. */
     public void modifyToRts(int localInitialPsn) {
         requireState(QpState.RTR, "RTS");
-        for (Path p : c.paths) {
-            p.resetTx(localInitialPsn, c.cfg.initialRtoNs);
-            p.shared.startIfNew(); // PATH-15: a QP joining a route in use takes its window as it is
-        }
+        c.startTx(localInitialPsn);
+        c.peerLoad.start(); // PATH-15: a QP joining a route in use takes its window as it is
         rack.reset();
         c.allFailedSinceNs = Engine.NO_DEADLINE;
         c.silentTimeouts = 0;
@@ -322,7 +317,7 @@ public final class QueuePair extends Timed {
             c.count(Counter.DROP_QP_NOT_READY);
             return;
         }
-        Path p = c.paths[pathId];
+        Path p = c.path(pathId);
         int op = base.opcode();
         switch (op) {
             case Opcode.ACK -> recovery.onAck(nowNs, p, seg);

@@ -65,7 +65,7 @@ final class Rack {
         long minRtt = Long.MAX_VALUE;
         long srttHi = 0;
         for (Path q : c.paths) {
-            long qMinRtt = q.minRttNs();
+            long qMinRtt = q == null ? 0 : q.minRttNs();
             if (qMinRtt > 0) {
                 minRtt = Math.min(minRtt, qMinRtt);
                 srttHi = Math.max(srttHi, q.srttNs());
@@ -80,7 +80,7 @@ final class Rack {
         long window = c.cfg.ackDelayNs + Math.max(minRtt / 4, srttHi - minRtt) * scale;
         long limit = sentNs - window;
         for (Path q : c.paths) {
-            if (q.state != PathState.ACTIVE || q.rackStreak >= STREAK_LIMIT) {
+            if (q == null || q.state != PathState.ACTIVE || q.rackStreak >= STREAK_LIMIT) {
                 continue; // a path that keeps losing without progress is left to its RTO: that is how it fails
             }
             // and not before its ACK is overdue: its path's smoothed RTT plus the reordering window or the RTT's

@@ -77,7 +77,7 @@ final class Responder {
             // ACK-10: the end of a message (or a resend): every path's held-back ACK goes now, so the sender
             // learns the message's fate at once instead of an ackDelay later on the other paths
             for (Path q : c.paths) {
-                if (q.rxPending > 0) {
+                if (q != null && q.rxPending > 0) {
                     q.ackNow = true;
                 }
             }

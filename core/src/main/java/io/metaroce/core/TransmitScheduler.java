@@ -48,8 +48,12 @@ final class TransmitScheduler {
         if (p.state == PathState.SUSPECT && p.inflightPackets > 0) {
             return false;
         }
-        SharedPath route = p.shared;
-        return route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
+        return routeOpen(p.routeIfMade());
+    }
+
+    /** PATH-15: whether a route (null: not made yet, idle) has room for one more packet of any QP. */
+    private boolean routeOpen(SharedPath route) {
+        return route == null || route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
     }
 
     /**
@@ -102,7 +106,7 @@ final class TransmitScheduler {
         for (int k = 0; k < n; k++) {
             int id = ackCursor + k;
             Path p = paths[id >= n ? id - n : id];
-            if (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - atNs <= 0)) {
+            if (p != null && (p.ackNow || (p.rxPending > 0 && p.ackDeadlineNs - atNs <= 0))) {
                 return p;
             }
         }
@@ -111,7 +115,7 @@ final class TransmitScheduler {
     }
 
     private int pollData(long nowNs, MemorySegment out, Transmit tx) {
-        GrantClock grant = c.paths[0].peer.grant;
+        GrantClock grant = c.peerLoad.grant;
         if (grant.waits(nowNs)) {
             awaitGrant(grant);
             return 0;
@@ -252,18 +256,31 @@ final class TransmitScheduler {
 
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
     private void awaitRoom() {
-        c.paths[0].peer.await(c.face);
+        c.peerLoad.await(c.face);
     }
 
     /** The route, among this QP's paths that may send and have room, whose pacing slot comes first (null: none). */
     private SharedPath earliestRoute() {
-        SharedPath first = null;
-        for (Path p : c.paths) {
-            if (QpCore.sendable(p) && windowOpen(p) && (first == null || p.shared.nextSendNs - first.nextSendNs < 0)) {
-                first = p.shared;
+        Path[] paths = c.paths;
+        int first = -1;
+        long firstNs = 0;
+        for (int id = 0; id < paths.length; id++) {
+            Path p = paths[id];
+            if (p == null ? routeOpen(c.peerLoad.pathIfMade(id)) : QpCore.sendable(p) && windowOpen(p)) {
+                SharedPath route = routeIfMade(p, id);
+                long next = route == null ? 0 : route.nextSendNs;
+                if (first < 0 || next - firstNs < 0) {
+                    first = id;
+                    firstNs = next;
+                }
             }
         }
-        return first;
+        return first < 0 ? null : c.peerLoad.path(first);
+    }
+
+    /** Path {@code id}'s route if made ({@code p}: the path, null when never used). */
+    private SharedPath routeIfMade(Path p, int id) {
+        return p != null ? p.routeIfMade() : c.peerLoad.pathIfMade(id);
     }
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
@@ -290,7 +307,7 @@ final class TransmitScheduler {
     /** Pacing: per route at pacingGain * cwnd / srtt (CC-5), per peer at the receiver's grant (HINT-3). */
     private void pace(long nowNs, Path p, int len) {
         c.face.pacedOn = null; // it sent: a place it held in a route's pacing queue is stale (CC-5)
-        SharedPath route = p.shared;
+        SharedPath route = p.route();
         double cwnd = route.cc.cwndBytes();
         if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
             // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
@@ -312,11 +329,25 @@ final class TransmitScheduler {
      * and this QP's turn on it (PATH-18). A route with room that is not due yet is noted in {@link #pacedRoute} when
      * its slot comes before the one noted.
      */
-    private boolean slotDue(Path p, long atNs) {
-        if (!QpCore.sendable(p) || !windowOpen(p)) {
-            return false;
+    private boolean slotDue(Path p, int id, long atNs) {
+        SharedPath route;
+        if (p == null) { // a path never used: ACTIVE, nothing of this QP in flight, its PSN window open
+            route = c.peerLoad.pathIfMade(id);
+            if (!routeOpen(route)) {
+                return false;
+            }
+        } else {
+            if (!QpCore.sendable(p) || !windowOpen(p)) {
+                return false;
+            }
+            route = p.routeIfMade();
         }
-        SharedPath route = p.shared;
+        if (route == null) {
+            if (0L - atNs <= 0) {
+                return true; // a route not made yet: its slot is at 0 and nobody waits on it
+            }
+            route = c.peerLoad.path(id);
+        }
         if (route.nextSendNs - atNs > 0 || !route.turnOf(c.face)) {
             if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
                 pacedRoute = route;
@@ -356,14 +387,15 @@ final class TransmitScheduler {
         if (c.cfg.unscheduledBytes > 0 || !c.retx.isEmpty()) {
             return true;
         }
-        GrantClock grant = c.paths[0].peer.grant;
+        GrantClock grant = c.peerLoad.grant;
         if (grant.waits(atNs)) {
             awaitGrant(grant); // as a poll at atNs would wait (HINT-3)
             return false;
         }
         pacedRoute = null;
-        for (Path p : c.paths) {
-            if (slotDue(p, atNs)) {
+        Path[] paths = c.paths;
+        for (int id = 0; id < paths.length; id++) {
+            if (slotDue(paths[id], id, atNs)) {
                 return true;
             }
         }
@@ -381,30 +413,37 @@ final class TransmitScheduler {
     private Path choosePath(long nowNs) {
         Path[] paths = c.paths;
         int n = paths.length;
-        Path best = null;
+        int best = -1;
         double bestOpen = Double.NEGATIVE_INFINITY;
         long bestFree = 0;
         PlaneClocks planes = c.engine.planeClocks;
+        int planeCount = c.cfg.planes;
         pacedRoute = null;
         for (int k = 0; k < n; k++) {
             int id = pathCursor + k;
-            Path p = paths[id >= n ? id - n : id];
-            if (!slotDue(p, nowNs)) {
+            if (id >= n) {
+                id -= n;
+            }
+            Path p = paths[id];
+            if (!slotDue(p, id, nowNs)) {
                 continue;
             }
             // PATH-19: a path whose plane's port is not backlogged, by the largest open window up to OPEN_SPAN_PACKETS
             // (PATH-1, PATH-11); when every port is, the one free first
-            long free = planes.choosableAtNs(p.plane, nowNs);
-            double open = Math.min(p.shared.cc.cwndBytes() - p.shared.inflightBytes, openSpan);
-            if (best == null || free - bestFree < 0 || free == bestFree && open > bestOpen) {
-                best = p;
+            long free = planes.choosableAtNs(p == null ? id % planeCount : p.plane, nowNs);
+            SharedPath route = routeIfMade(p, id);
+            double open = Math.min(route == null ? c.peerLoad.idleCwndBytes()
+                    : route.cc.cwndBytes() - route.inflightBytes, openSpan);
+            if (best < 0 || free - bestFree < 0 || free == bestFree && open > bestOpen) {
+                best = id;
                 bestOpen = open;
                 bestFree = free;
             }
         }
-        if (best != null) {
-            pathCursor = best.id + 1 == n ? 0 : best.id + 1;
+        if (best < 0) {
+            return null;
         }
-        return best;
+        pathCursor = best + 1 == n ? 0 : best + 1;
+        return c.path(best);
     }
 }
