@@ -77,18 +77,18 @@ class ExperimentsScaledTest {
     }
 
     @Test
-    @Disabled("e1-loss scaled fails (re-measured 2026-12-02 on main 5fa7947 + HINT-7, which is off in E1): "
-            + "goodput_ratio_vs_lossless >= 0.86 at metaroce linkLoss=0.01 (per link, 3.5% end to end measured) got "
-            + "0.559 (permutation of 2 MiB), 0.391 (allreduce, RCCL's pipelined ring, 4 channels); >= 0.5 at "
-            + "linkLoss=0.1 (30% end to end) got 0.233, 0.046. The 1% permutation check cannot hold at 2 MiB by "
+    @Disabled("e1-loss scaled fails (re-measured 2026-12-02 on main 8a2ac73, tailProbes 2, routes made on first "
+            + "use; `./metaroce sim run experiments/e1-loss.yaml --scaled`): goodput_ratio_vs_lossless >= 0.86 at "
+            + "metaroce linkLoss=0.01 (per link, 3.5% end to end measured) got 0.767 (permutation of 2 MiB), 0.407 "
+            + "(allreduce, RCCL's pipelined ring, 4 channels); >= 0.5 at linkLoss=0.1 (30% end to end) got 0.198, "
+            + "0.110 (on 5fa7947: 0.559, 0.391; 0.233, 0.046). The 1% permutation check cannot hold at 2 MiB by "
             + "arithmetic: the lossless flows last 6.4 base RTTs, so 0.86 allows the slowest of 16 flows 1.05 RTT "
             + "more; each flow sends ~95 packets in its last RTT (~3.3 of them lost), so with probability ~0.85 some "
             + "flow also loses a resend of one (3 RTTs from its first send) and ends more than 1.05 RTT late, under "
-            + "any recovery without redundancy. At "
-            + "full size (16 MiB, 64 hosts) the permutation passes (0.908 / 0.556) and the all-reduce fails "
-            + "(0.490 / 0.068): a 126-step chain of 8-packet slices sprayed over 16 paths, about one packet per path, "
-            + "its losses found by REL-14, probes and 426 timeouts (at 1% per link 0.593 with 8 paths, 0.678 with "
-            + "4): issue 10")
+            + "any recovery without redundancy. At full size (16 MiB, 64 hosts) the permutation passes (0.881 / "
+            + "0.587) and the all-reduce fails (0.542 / 0.155): a 126-step chain of 8-packet slices sprayed over 16 "
+            + "paths, about one packet per path, each lossy step paying at least a round trip (README's E1 row): "
+            + "issue 10")
     void e1LossScaledRunPasses(@TempDir Path out) throws IOException {
         check("e1-loss.yaml", out);
     }

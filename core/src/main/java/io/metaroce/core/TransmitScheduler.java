@@ -266,7 +266,7 @@ final class TransmitScheduler {
         long firstNs = 0;
         for (int id = 0; id < paths.length; id++) {
             Path p = paths[id];
-            if (p == null ? routeOpen(c.peerLoad.pathIfMade(id)) : QpCore.sendable(p) && windowOpen(p)) {
+            if (mayTake(p, id)) {
                 SharedPath route = routeIfMade(p, id);
                 long next = route == null ? 0 : route.nextSendNs;
                 if (first < 0 || next - firstNs < 0) {
@@ -276,6 +276,14 @@ final class TransmitScheduler {
             }
         }
         return first < 0 ? null : c.peerLoad.path(first);
+    }
+
+    /**
+     * Whether path {@code id} may take a packet as far as its state and windows go ({@code p}: the path, or null when
+     * never used: ACTIVE, nothing of this QP in flight, its PSN window open, so only its route's room counts).
+     */
+    private boolean mayTake(Path p, int id) {
+        return p == null ? routeOpen(c.peerLoad.pathIfMade(id)) : QpCore.sendable(p) && windowOpen(p);
     }
 
     /** Path {@code id}'s route if made ({@code p}: the path, null when never used). */
@@ -330,18 +338,10 @@ final class TransmitScheduler {
      * its slot comes before the one noted.
      */
     private boolean slotDue(Path p, int id, long atNs) {
-        SharedPath route;
-        if (p == null) { // a path never used: ACTIVE, nothing of this QP in flight, its PSN window open
-            route = c.peerLoad.pathIfMade(id);
-            if (!routeOpen(route)) {
-                return false;
-            }
-        } else {
-            if (!QpCore.sendable(p) || !windowOpen(p)) {
-                return false;
-            }
-            route = p.routeIfMade();
+        if (!mayTake(p, id)) {
+            return false;
         }
+        SharedPath route = routeIfMade(p, id);
         if (route == null) {
             if (0L - atNs <= 0) {
                 return true; // a route not made yet: its slot is at 0 and nobody waits on it
