@@ -62,13 +62,20 @@ final class PacketWriter {
             tx.payloadSegment = gatherSegment;
             tx.payloadOffset = gatherOffset;
             tx.payloadLength = gatherLength;
+            tx.writtenLength = headers + Packet.CRC_LENGTH;
         } else {
             if (auth != null) {
                 keyUpdates.beforeSeal(p);
                 len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
             }
-            total = c.cfg.elidePayload && Opcode.isData(op) ? packet.sealElided(out, len, base.wrap(out, 0).payloadLength())
-                    : packet.seal(out, len);
+            if (c.cfg.elidePayload && Opcode.isData(op)) {
+                int payload = base.wrap(out, 0).payloadLength();
+                total = packet.sealElided(out, len, payload);
+                tx.writtenLength = total - payload;
+            } else {
+                total = packet.seal(out, len);
+                tx.writtenLength = total;
+            }
             tx.headerLength = total - Packet.CRC_LENGTH;
             tx.payloadSegment = null;
             tx.payloadLength = 0;

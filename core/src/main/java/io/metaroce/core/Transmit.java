@@ -25,6 +25,7 @@ public final class Transmit {
     int opcode;
     int ecn;
     int headerLength;
+    int writtenLength;
     MemorySegment payloadSegment;
     long payloadOffset;
     int payloadLength;
@@ -41,6 +42,12 @@ public final class Transmit {
     public int ecn() { return ecn; }
     /** Opcode of the datagram, for the driver's statistics. */
     public int opcode() { return opcode; }
+    /**
+     * Bytes of the datagram the engine wrote into {@code out}: {@link #length()}, except for a gathered datagram
+     * (its headers and CRC) and for a data packet with {@code EngineConfig.elidePayload} (its headers and CRC; the
+     * length counts the payload that is not there).
+     */
+    public int writtenLength() { return writtenLength; }
     /** Gathered datagrams: bytes of headers in {@code out} before the payload (the CRC follows them in out). */
     public int headerLength() { return headerLength; }
     /** Gathered datagrams: the segment holding the payload (a registered region's); null otherwise. */

@@ -21,6 +21,7 @@ import io.metaroce.sim.fabric.SwitchPort;
 import io.metaroce.sim.run.Simulation;
 import io.metaroce.sim.topology.Topologies;
 import io.metaroce.sim.transport.Host;
+import io.metaroce.sim.transport.MetaRoceTransport;
 import io.metaroce.sim.workload.Derangement;
 
 import java.io.IOException;
@@ -165,7 +166,7 @@ public final class SimBench {
             for (int i = 0; i < n; i++) {
                 engines[i] = new Engine(ec, master.split());
             }
-            pool = new PacketPool(engines[0].bufferLength());
+            pool = MetaRoceTransport.packetPool(ec, 0);
             fabric = Topologies.build(fc, loop, pool, master.split());
             MemorySegment source = arena.allocate(p.flowBytes(), 64);
             SplittableRandom fill = master.split();

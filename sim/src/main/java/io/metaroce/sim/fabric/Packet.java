@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One datagram in flight: a pooled object owning a buffer (a segment, made once, large enough for the engine's
- * largest datagram; {@link PacketPool} cuts the buffers of a chunk of packets from one array). Identified by
+ * largest datagram or, from a pool of two sizes, for a header-only one; {@link PacketPool} cuts the buffers of a
+ * chunk of packets from one array). Identified by
  * {@link #id} so events can carry it as a long.
  */
 public final class Packet {
@@ -13,7 +14,7 @@ public final class Packet {
     public static final int ECN_CE = Ecn.CE;
 
     final int id;
-    /** The packet's buffer (the engine's datagram view), {@link PacketPool#capacity()} bytes. */
+    /** The packet's buffer (the engine's datagram view), {@link PacketPool#capacity()} or {@link PacketPool#smallCapacity()} bytes. */
     public final MemorySegment seg;
     /** Datagram length in bytes (as carried; the wire adds {@code wireOverheadBytes}). */
     public int length;

@@ -80,6 +80,14 @@ public final class Experiment {
         };
     }
 
+    /** The packet pool the transport of {@code spec} needs (buffers of {@link #packetCapacity}; see {@link MetaRoceTransport#packetPool}). */
+    static PacketPool packetPool(ExperimentSpec spec) {
+        if (spec.transport.trim().equalsIgnoreCase("metaroce")) {
+            return MetaRoceTransport.packetPool(MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants), 64);
+        }
+        return new PacketPool(packetCapacity(spec));
+    }
+
     /** Packet buffer size the transport of {@code spec} needs. */
     public static int packetCapacity(ExperimentSpec spec) {
         if (spec.transport.trim().equalsIgnoreCase("metaroce")) {

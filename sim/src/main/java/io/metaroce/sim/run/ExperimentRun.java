@@ -54,7 +54,7 @@ final class ExperimentRun {
         SplittableRandom fabricRng = master.split();
         SplittableRandom transportRng = master.split();
         SplittableRandom workloadRng = master.split();
-        pool = new PacketPool(Experiment.packetCapacity(spec));
+        pool = Experiment.packetPool(spec);
         fabric = Topologies.build(spec.fabric, loop, pool, fabricRng);
         transport = Experiment.transport(spec, loop, pool, fabric, transportRng);
         workload = new Workload(spec.workload, fabric.hosts(), transport, loop, workloadRng, loop::stop);

@@ -14,6 +14,7 @@ import io.metaroce.sim.fabric.Packet;
 import io.metaroce.sim.fabric.PacketPool;
 import io.metaroce.sim.fabric.PacketSink;
 import io.metaroce.sim.fabric.SwitchPort;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A host: one core {@link Engine} and one NIC port per plane. Received packets go to
@@ -131,13 +132,11 @@ public final class Host implements PacketSink {
 
     private void drain(long nowNs) {
         while (true) {
-            Packet p = pool.alloc();
-            int len = engine.pollTransmit(nowNs, p.seg, tx);
-            if (len <= 0) {
-                pool.release(p);
+            Packet p = next(nowNs);
+            if (p == null) {
                 return;
             }
-            p.length = len;
+            int len = p.length;
             p.src = index;
             p.dst = tx.peer();
             p.plane = tx.plane();
@@ -155,6 +154,34 @@ public final class Host implements PacketSink {
             }
             nics[p.plane].enqueue(p);
         }
+    }
+
+    /**
+     * The engine's next datagram in a pooled packet (null when it has none). From a pool of two buffer sizes the
+     * engine writes into the pool's scratch buffer and the bytes it wrote are copied into a packet of the size they
+     * need (with {@code elidePayload} a data packet's length counts a payload that is not written).
+     */
+    private Packet next(long nowNs) {
+        if (pool.sized()) {
+            MemorySegment scratch = pool.scratch();
+            int len = engine.pollTransmit(nowNs, scratch, tx);
+            if (len <= 0) {
+                return null;
+            }
+            int written = tx.writtenLength();
+            Packet p = pool.alloc(written);
+            MemorySegment.copy(scratch, 0, p.seg, 0, written);
+            p.length = len;
+            return p;
+        }
+        Packet p = pool.alloc();
+        int len = engine.pollTransmit(nowNs, p.seg, tx);
+        if (len <= 0) {
+            pool.release(p);
+            return null;
+        }
+        p.length = len;
+        return p;
     }
 
     /** The wake-up: runs the engine's timers; warmed ahead by the engine's next deadline (a read-only query). */
