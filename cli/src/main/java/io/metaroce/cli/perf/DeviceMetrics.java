@@ -2,9 +2,13 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 import io.metaroce.net.DeviceStats;
-import io.prometheus.metrics.core.metrics.CounterWithCallback;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -130,17 +134,33 @@ final class DeviceMetrics {
         }
     }
 
-    /** Registers every family in {@code registry}, reading {@code stats} at each scrape. */
+    /**
+     * Registers every family on {@code registry} as one collector: a scrape reads {@code stats} once and shows every
+     * family from that one snapshot. (One callback per family, as before, read the snapshot once per family: the
+     * registry collects in no fixed order and the snapshot is refreshed every 200 ms, so one scrape could show a
+     * packet count newer than its byte count, and the next scrape bytes that moved with packets that did not.)
+     */
     static void register(PrometheusRegistry registry, Supplier<DeviceStats> stats) {
+        registry.register((MultiCollector) () -> snapshots(stats.get()));
+    }
+
+    /** Every family's snapshot of {@code d}. */
+    static MetricSnapshots snapshots(DeviceStats d) {
+        List<MetricSnapshot> out = new ArrayList<>(FAMILIES.size());
         for (Family fam : FAMILIES) {
             if (fam.counter()) {
-                CounterWithCallback.builder().name(fam.name()).help(fam.help()).labelNames(fam.labels())
-                        .callback(cb -> fam.read().accept(stats.get(), cb::call)).register(registry);
+                CounterSnapshot.Builder b = CounterSnapshot.builder().name(fam.name()).help(fam.help());
+                fam.read().accept(d, (v, values) -> b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .labels(Labels.of(fam.labels(), values)).value(v).build()));
+                out.add(b.build());
             } else {
-                GaugeWithCallback.builder().name(fam.name()).help(fam.help()).labelNames(fam.labels())
-                        .callback(cb -> fam.read().accept(stats.get(), cb::call)).register(registry);
+                GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(fam.name()).help(fam.help());
+                fam.read().accept(d, (v, values) -> b.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                        .labels(Labels.of(fam.labels(), values)).value(v).build()));
+                out.add(b.build());
             }
         }
+        return new MetricSnapshots(out);
     }
 
     /** The samples of every family for {@code d}, as a scrape would show them. */
