@@ -5,7 +5,6 @@ import io.metaroce.cli.sim.JFreeCharts;
 import io.metaroce.sim.experiment.ExperimentFile;
 import io.metaroce.sim.experiment.ExperimentRunner;
 import io.metaroce.sim.run.Experiment;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,13 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every experiment file (experiments/*.yaml) runs scaled down ({@code --scaled}) and passes its acceptance
- * criteria, writing every output EXPERIMENTS.md names. One case per file; a file whose scaled run is known to fail
- * is left out of the parameterized cases and has its own {@link Disabled} test quoting the failing check, so it
- * shows as skipped with the reason until the protocol is fixed.
+ * criteria, writing every output EXPERIMENTS.md names. One case per file; a file with checks known to fail is left
+ * out of the parameterized cases and has its own test that requires every other check to pass and the known ones to
+ * still fail (so that a fix is noticed), with the reason.
  */
 @Tag("slow")
 class ExperimentsScaledTest {
-    /** Files with their own disabled case (see below), left out of {@link #experiments()}. */
+    /** Files with their own case and known failures (see below), left out of {@link #experiments()}. */
     private static final Set<String> KNOWN_FAILING = Set.of("e1-loss.yaml");
 
     static Path experimentsDir() {
@@ -67,7 +66,7 @@ class ExperimentsScaledTest {
     void everyExperimentFileHasACase() throws IOException {
         List<String> all = allExperiments();
         assertFalse(all.isEmpty(), "no experiment files in " + experimentsDir());
-        assertTrue(all.containsAll(KNOWN_FAILING), "a disabled case names a file that is gone: " + KNOWN_FAILING);
+        assertTrue(all.containsAll(KNOWN_FAILING), "a known-failing case names a file that is gone: " + KNOWN_FAILING);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -76,25 +75,41 @@ class ExperimentsScaledTest {
         check(file, out);
     }
 
+    /**
+     * E1's scaled run (its permutation and error-completion checks must pass) with its two known failures, the
+     * all-reduce's ratios at 1% and 10% loss per link, checked to still fail: when one passes, this test fails so
+     * that E1 goes back among the files whose every check must pass. Why they fail (issue 10): a ring all-reduce of
+     * 16 MiB is a chain of short steps, each lossy step paying at least a round trip; the README's E1 row derives
+     * 0.61 of lossless as the most any retransmitting transport can keep at 1% per link on 64 hosts. Measured
+     * 2026-12-02 (`./metaroce sim run experiments/e1-loss.yaml --scaled`): 0.823 and 0.390 (checks 0.86 and 0.5);
+     * permutation 0.928 and 0.590.
+     */
     @Test
-    @Disabled("e1-loss scaled fails (re-measured 2026-12-02 on main 8a2ac73, tailProbes 2, routes made on first "
-            + "use; `./metaroce sim run experiments/e1-loss.yaml --scaled`): goodput_ratio_vs_lossless >= 0.86 at "
-            + "metaroce linkLoss=0.01 (per link, 3.5% end to end measured) got 0.767 (permutation of 2 MiB), 0.407 "
-            + "(allreduce, RCCL's pipelined ring, 4 channels); >= 0.5 at linkLoss=0.1 (30% end to end) got 0.198, "
-            + "0.110 (on 5fa7947: 0.559, 0.391; 0.233, 0.046). The 1% permutation check cannot hold at 2 MiB by "
-            + "arithmetic: the lossless flows last 6.4 base RTTs, so 0.86 allows the slowest of 16 flows 1.05 RTT "
-            + "more; each flow sends ~95 packets in its last RTT (~3.3 of them lost), so with probability ~0.85 some "
-            + "flow also loses a resend of one (3 RTTs from its first send) and ends more than 1.05 RTT late, under "
-            + "any recovery without redundancy. At full size (16 MiB, 64 hosts) the permutation passes (0.881 / "
-            + "0.587) and the all-reduce fails (0.542 / 0.155): a 126-step chain of 8-packet slices sprayed over 16 "
-            + "paths, about one packet per path, each lossy step paying at least a round trip (README's E1 row): "
-            + "issue 10")
-    void e1LossScaledRunPasses(@TempDir Path out) throws IOException {
-        check("e1-loss.yaml", out);
+    void e1LossScaledRunPassesAllButTheAllReduceRatios(@TempDir Path out) throws IOException {
+        List<String> failures = run("e1-loss.yaml", out);
+        List<String> known = List.of(
+                "allreduce,transport=metaroce,linkLoss=0.01: goodput_ratio_vs_lossless >= 0.86",
+                "allreduce,transport=metaroce,linkLoss=0.1: goodput_ratio_vs_lossless >= 0.5");
+        for (String k : known) {
+            assertTrue(failures.stream().anyMatch(f -> f.contains(k)),
+                    "a known E1 failure now passes (" + k + "): move e1-loss.yaml back to the passing files; "
+                            + "failures: " + failures);
+        }
+        List<String> unexpected = failures.stream().filter(f -> known.stream().noneMatch(f::contains)).toList();
+        assertTrue(unexpected.isEmpty(), "E1 checks that must pass failed:\n" + String.join("\n", unexpected));
     }
 
-    /** Runs {@code file} scaled into {@code out} and checks its outputs and verdicts. */
+    /** Runs {@code file} scaled into {@code out} and checks its outputs and that every check passes. */
     private static void check(String file, Path out) throws IOException {
+        List<String> failures = run(file, out);
+        assertTrue(failures.isEmpty(), file + " failed:\n" + String.join("\n", failures));
+    }
+
+    /**
+     * Runs {@code file} scaled into {@code out}, checks its outputs (records, CSV, summary, a plot per point, no point
+     * in error) and returns its failed checks ({@code label: metric requirement, got actual}).
+     */
+    private static List<String> run(String file, Path out) throws IOException {
         ExperimentFile f = ExperimentFile.load(experimentsDir().resolve(file));
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
@@ -128,6 +143,7 @@ class ExperimentsScaledTest {
                 }
             }
         }
-        assertEquals("pass", s.verdict(), String.join("\n", failures) + "\n" + context);
+        assertEquals(failures.isEmpty() ? "pass" : "fail", s.verdict(), String.join("\n", failures) + "\n" + context);
+        return failures;
     }
 }
