@@ -12,6 +12,7 @@ import io.metaroce.net.Device;
 import io.metaroce.net.DeviceCq;
 import io.metaroce.net.DeviceQp;
 import io.metaroce.net.DeviceStats;
+import io.metaroce.net.HugePageSlab;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -60,6 +61,8 @@ final class Session implements AutoCloseable {
     final WorkCompletion wc = new WorkCompletion();
     final List<Endpoint> eps = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
+    /** Data and control buffers, packed into huge pages where the kernel allows (fewer TLB misses per copy). */
+    private final HugePageSlab slab = new HugePageSlab(arena);
     private final StatsFileWriter statsWriter;
     private final MetricsEndpoint metrics;
     private long lastProgressNs = System.nanoTime();
@@ -115,7 +118,7 @@ final class Session implements AutoCloseable {
     // ------------------------------------------------------------------ memory
 
     MemorySegment allocate(long bytes) {
-        return arena.allocate(Math.max(1, bytes), 4096);
+        return slab.allocate(Math.max(1, bytes), 4096);
     }
 
     MemoryRegion register(MemorySegment seg) {
