@@ -81,7 +81,7 @@ class ExperimentsScaledTest {
      * that E1 goes back among the files whose every check must pass. Why they fail (issue 10): a ring all-reduce of
      * 16 MiB is a chain of short steps, each lossy step paying at least a round trip; the README's E1 row derives
      * 0.61 of lossless as the most any retransmitting transport can keep at 1% per link on 64 hosts. Measured
-     * 2026-12-02 (`./metaroce sim run experiments/e1-loss.yaml --scaled`): 0.823 and 0.390 (checks 0.86 and 0.5);
+     * 2026-12-02 (`./metaroce sim run experiments/e1-loss.yaml --scaled`): 0.823 and 0.385 (checks 0.86 and 0.5);
      * permutation 0.928 and 0.590.
      */
     @Test
