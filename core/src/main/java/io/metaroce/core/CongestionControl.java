@@ -35,7 +35,10 @@ public interface CongestionControl {
     /** RTO-7: the timeout series proved spurious; restore the window it cut (never shrinking it). */
     void undoTimeout();
 
-    /** Bytes the path may have in flight. */
+    /**
+     * Bytes the path may have in flight. It changes only in the calls above (the route keeps a copy after each, read
+     * for every packet's path choice).
+     */
     double cwndBytes();
 
     /** The ECN marked-fraction average (0 for algorithms without one). */

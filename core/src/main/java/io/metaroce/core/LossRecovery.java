@@ -96,13 +96,13 @@ final class LossRecovery {
                     c.declareLost(p, i, nowNs, 0, false);
                     s.sackGaps++;
                     c.count(Counter.SACK_GAPS);
-                    p.cc().onLoss(nowNs);
+                    p.route().onLoss(nowNs);
                 }
             }
         }
         c.advanceFloor(p, nowNs);
         if (newlyPackets > 0) {
-            p.cc().onAck(newlyPackets, newlyBytes, ce, nowNs);
+            p.route().onAck(newlyPackets, newlyBytes, ce, nowNs);
         }
         if (scanAckedAny) {
             rack.onAcked(scanNewestSentNs, nowNs);
@@ -201,7 +201,7 @@ final class LossRecovery {
             }
         }
         if (lost) {
-            p.cc().onLoss(nowNs);
+            p.route().onLoss(nowNs);
             p.tx().tlps = 0; // what is sent next (the resends, maybe here) may need a probe of its own
             p.lastProgressNs = nowNs;
         }
@@ -292,7 +292,7 @@ final class LossRecovery {
                     c.declareLost(q, i, nowNs, 0, false);
                     q.rackStreak++;
                     c.count(Counter.MISSING_LOSSES);
-                    q.cc().onLoss(nowNs);
+                    q.route().onLoss(nowNs);
                     c.advanceFloor(q, nowNs);
                     found = true;
                     break;
@@ -308,7 +308,7 @@ final class LossRecovery {
     private void undoRto(Path p) {
         PathFaults f = p.faults();
         f.rtoUndoArmed = false;
-        p.cc().undoTimeout();
+        p.route().undoTimeout();
         // the backoff stays (RTO-7): under a standing queue a timer that keeps firing early must keep growing
         p.tx().consecutiveTimeouts = 0;
         if (p.state != PathState.ACTIVE) {
@@ -368,10 +368,10 @@ final class LossRecovery {
         if (routeAlive) {
             // a loss on a working route: the window reacts as to a detected loss (CC-4), the path stays as it is
             c.count(Counter.ROUTE_ALIVE_TIMEOUTS);
-            p.cc().onLoss(nowNs);
+            p.route().onLoss(nowNs);
             return;
         }
-        p.cc().onTimeout(nowNs, first);
+        p.route().onTimeout(nowNs, first);
         boolean congested = s.lastCeNs != Long.MIN_VALUE
                 && nowNs - s.lastCeNs <= 4 * Math.max(s.srttNs, c.cfg.minRtoNs);
         if (congested) {

@@ -443,11 +443,6 @@ public final class Path {
         inflightPackets = 0;
     }
 
-    /** This path's congestion controller: the shared route's (PATH-15). */
-    CongestionControl cc() {
-        return route().cc;
-    }
-
     /** True when another packet fits under the PSN window of the SACK bitmap. */
     boolean psnWindowOpen() {
         return nextPsn - floor < WINDOW;

@@ -144,7 +144,7 @@ final class PathProber {
         if (f.probeSuccesses >= c.cfg.readmitAfterProbes) {
             // PATH-6: re-admitted with a fresh window.
             readmit(p);
-            p.cc().onStart();
+            p.route().startCc();
             routeAnswered(p.route());
         } else {
             awaitProbe(p); // the next probe goes at once

@@ -84,7 +84,7 @@ final class PeerLoad {
     /** Route {@code id}'s window in bytes, made or not. */
     double cwndBytes(int id) {
         SharedPath r = paths[id];
-        return r != null ? r.cc.cwndBytes() : idleCwndBytes();
+        return r != null ? r.cwndBytes : idleCwndBytes();
     }
 
     /** Route {@code id}'s ECN alpha, made or not. */

@@ -111,7 +111,7 @@ final class Rack {
                 q.rackStreak++;
             }
             if (lost) {
-                q.cc().onLoss(nowNs);
+                q.route().onLoss(nowNs);
                 c.advanceFloor(q, nowNs);
             }
         }

@@ -13,6 +13,12 @@ import java.util.ArrayDeque;
 public final class SharedPath {
     private final int id;
     final CongestionControl cc;
+    /**
+     * The controller's window as of its last event (the calls below): read for every packet's path choice, so a
+     * copy here saves reading a second object per path and packet (the simulator at 1,024 hosts is memory-bound
+     * there). {@link CongestionControl} changes its window only in those calls.
+     */
+    double cwndBytes;
     private boolean started;
     long srttNs;
     /** The route's RTT variation over every sharing QP's samples (RTO-2, as RFC 6298), in ns. */
@@ -40,6 +46,37 @@ public final class SharedPath {
         this.id = id;
         this.peerLoad = peerLoad;
         this.cc = cfg.congestionControl.create(this, cfg);
+        this.cwndBytes = cc.cwndBytes();
+    }
+
+    /** The route's controller starts, or starts again after a re-admission (PATH-6): the initial window. */
+    void startCc() {
+        cc.onStart();
+        cwndBytes = cc.cwndBytes();
+    }
+
+    /** CC-2, CC-3: an ACK newly acknowledged {@code packets} ({@code bytes}) reporting {@code marked} CE marks. */
+    void onAck(int packets, long bytes, int marked, long nowNs) {
+        cc.onAck(packets, bytes, marked, nowNs);
+        cwndBytes = cc.cwndBytes();
+    }
+
+    /** CC-4: a packet of the route was declared lost. */
+    void onLoss(long nowNs) {
+        cc.onLoss(nowNs);
+        cwndBytes = cc.cwndBytes();
+    }
+
+    /** CC-6: a retransmission timeout on the route ({@code first} of a series saves what it cuts for RTO-7). */
+    void onTimeout(long nowNs, boolean first) {
+        cc.onTimeout(nowNs, first);
+        cwndBytes = cc.cwndBytes();
+    }
+
+    /** RTO-7: the timeout series proved spurious: the window it cut comes back. */
+    void undoTimeout() {
+        cc.undoTimeout();
+        cwndBytes = cc.cwndBytes();
     }
 
     /** PATH-18: the route's pacing queue, made on first use. */
@@ -112,7 +149,7 @@ public final class SharedPath {
     void startIfNew() {
         if (!started) {
             started = true;
-            cc.onStart();
+            startCc();
         }
     }
 

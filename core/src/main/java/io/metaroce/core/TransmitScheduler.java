@@ -53,7 +53,7 @@ final class TransmitScheduler {
 
     /** PATH-15: whether a route (null: not made yet, idle) has room for one more packet of any QP. */
     private boolean routeOpen(SharedPath route) {
-        return route == null || route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cc.cwndBytes();
+        return route == null || route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cwndBytes;
     }
 
     /**
@@ -320,7 +320,7 @@ final class TransmitScheduler {
     private void pace(long nowNs, Path p, int len) {
         c.face.pacedOn = null; // it sent: a place it held in a route's pacing queue is stale (CC-5)
         SharedPath route = p.route();
-        double cwnd = route.cc.cwndBytes();
+        double cwnd = route.cwndBytes;
         if (c.cfg.pacingGain > 0 && route.srttNs > 0) {
             // CC-10: a window below one packet is a rate: cwnd per srtt, without the pacing gain
             double gain = cwnd < c.cfg.mtu ? 1.0 : c.cfg.pacingGain;
@@ -437,7 +437,7 @@ final class TransmitScheduler {
             long free = planes.choosableAtNs(p == null ? id % planeCount : p.plane, nowNs);
             SharedPath route = routeIfMade(p, id);
             double open = Math.min(route == null ? c.peerLoad.idleCwndBytes()
-                    : route.cc.cwndBytes() - route.inflightBytes, openSpan);
+                    : route.cwndBytes - route.inflightBytes, openSpan);
             if (best < 0 || free - bestFree < 0 || free == bestFree && open > bestOpen) {
                 best = id;
                 bestOpen = open;
