@@ -80,10 +80,14 @@ public final class Experiment {
         };
     }
 
+    /** Bytes each MetaRoCE packet buffer holds beyond the engine's longest datagram. */
+    static final int BUFFER_SLACK = 64;
+
     /** The packet pool the transport of {@code spec} needs (buffers of {@link #packetCapacity}; see {@link MetaRoceTransport#packetPool}). */
     static PacketPool packetPool(ExperimentSpec spec) {
         if (spec.transport.trim().equalsIgnoreCase("metaroce")) {
-            return MetaRoceTransport.packetPool(MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants), 64);
+            return MetaRoceTransport.packetPool(MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants),
+                    BUFFER_SLACK);
         }
         return new PacketPool(packetCapacity(spec));
     }
@@ -92,7 +96,7 @@ public final class Experiment {
     public static int packetCapacity(ExperimentSpec spec) {
         if (spec.transport.trim().equalsIgnoreCase("metaroce")) {
             EngineConfig ec = MetaRoceTransport.engineConfig(spec.engine, spec.fabric, spec.grants);
-            return MetaRoceTransport.bufferLength(ec) + 64;
+            return MetaRoceTransport.bufferLength(ec) + BUFFER_SLACK;
         }
         return Math.max(64, spec.workload.crossPacketBytes);
     }

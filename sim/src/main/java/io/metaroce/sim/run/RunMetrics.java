@@ -127,7 +127,7 @@ final class RunMetrics {
         m.put("max_queue_bytes", maxQueue);
         m.put("max_nic_queue_bytes", maxNicQueue);
         m.put("jain_fairness", Experiment.jain(rates));
-        int datagram = Experiment.packetCapacity(spec) - 64;
+        int datagram = Experiment.packetCapacity(spec) - Experiment.BUFFER_SLACK;
         long rttPs = Experiment.baseRttPs(spec.fabric, Math.max(datagram, 64));
         m.put("base_rtt_us", rttPs / (double) Units.PS_PER_US);
         if (workload.kind().equals("incast")) {

@@ -93,7 +93,7 @@ public final class Simulation {
     public Simulation(long seed, FabricConfig fabricCfg, EngineConfig engineCfg, boolean verify) {
         SplittableRandom master = new SplittableRandom(seed);
         EngineConfig ec = MetaRoceTransport.engineConfig(engineCfg, fabricCfg, false);
-        this.pool = MetaRoceTransport.packetPool(ec, 64);
+        this.pool = MetaRoceTransport.packetPool(ec, Experiment.BUFFER_SLACK);
         this.fabric = Topologies.build(fabricCfg, loop, pool, master.split());
         this.transport = new MetaRoceTransport(loop, pool, fabric, ec, master.split(), verify);
         transport.setListener(new Transport.Listener() {

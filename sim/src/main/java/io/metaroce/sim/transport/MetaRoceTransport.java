@@ -193,7 +193,8 @@ public final class MetaRoceTransport implements Transport {
         if (!cfg.elidePayload) {
             return new PacketPool(full);
         }
-        int header = io.metaroce.core.wire.Packet.maxHeaderLength() + io.metaroce.core.wire.BaseHeader.AUTH_TRAILER_LENGTH;
+        // a header-only datagram: elided payload rules out authentication, so no trailer (as Engine.bufferLength)
+        int header = io.metaroce.core.wire.Packet.maxHeaderLength();
         return new PacketPool(full, Math.min(full, (header + 7) & ~7));
     }
 
