@@ -85,7 +85,7 @@ final class PacingQueue extends PacedSlot {
         if (waiters.isEmpty()) {
             return;
         }
-        if (route.inflightBytes == 0 || route.inflightBytes + mtu <= route.cwndBytes) {
+        if (route.hasRoom(mtu)) {
             engine.armPacing(this, route.nextSendNs);
         } else {
             parked = true;

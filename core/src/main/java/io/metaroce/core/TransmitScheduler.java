@@ -51,9 +51,9 @@ final class TransmitScheduler {
         return routeOpen(p.routeIfMade());
     }
 
-    /** PATH-15: whether a route (null: not made yet, idle) has room for one more packet of any QP. */
+    /** PATH-15: whether a route (null: not made yet, idle) has room for one more packet of any QP (PATH-1 (3)). */
     private boolean routeOpen(SharedPath route) {
-        return route == null || route.inflightBytes == 0 || route.inflightBytes + c.cfg.mtu <= route.cwndBytes;
+        return route == null || route.hasRoom(c.cfg.mtu);
     }
 
     /**
