@@ -62,6 +62,24 @@ class PerfPartsTest {
     }
 
     @Test
+    void latencyTestsRunInlineAndWarmUpByDefaultAndBandwidthTestsKeepTheirThread() {
+        PerfOptions lat = new PerfOptions();
+        new CommandLine(lat).parseArgs("HOST");
+        lat.applyDefaults(TestKind.WRITE_LAT);
+        assertEquals("inline", lat.agent);
+        assertEquals(PerfOptions.LATENCY_WARMUP, lat.warmup);
+        PerfOptions bw = new PerfOptions();
+        new CommandLine(bw).parseArgs("HOST");
+        bw.applyDefaults(TestKind.WRITE_BW);
+        assertEquals("thread", bw.agent);
+        PerfOptions given = new PerfOptions();
+        new CommandLine(given).parseArgs("HOST", "--agent", "thread", "--warmup", "7");
+        given.applyDefaults(TestKind.SEND_LAT);
+        assertEquals("thread", given.agent);
+        assertEquals(7L, given.warmup);
+    }
+
+    @Test
     void recordIsTheSimulatorsRecordTypeWithAVerdictFromItsAcceptance() {
         PerfOptions o = new PerfOptions();
         new CommandLine(o).parseArgs("HOST", "--planes", "127.0.0.1,127.0.0.2", "--paths", "4", "-s", "64KiB",
