@@ -107,8 +107,13 @@ final class LatTest {
         long target = o.iters != null ? o.iters : Long.MAX_VALUE;
         long durationNs = o.durationS != null && !o.runInfinitely ? (long) (o.durationS * 1e9) : Long.MAX_VALUE;
         long reportNs = o.runInfinitely ? Report.infiniteIntervalNs(o) : Long.MAX_VALUE;
-        for (long w = 0; w < o.warmup; w++) {
-            pingPong(ep, w, h);
+        long seq = 0;
+        long warmStart = System.nanoTime();
+        for (; seq < o.warmup; seq++) {
+            if (o.warmupDefaulted && System.nanoTime() - warmStart > PerfOptions.LATENCY_WARMUP_LIMIT_NS) {
+                break; // the default warm-up is also bounded in time (large messages, -a)
+            }
+            pingPong(ep, seq, h);
         }
         long start = System.nanoTime();
         long intervalStart = start;
@@ -116,7 +121,7 @@ final class LatTest {
         long i = 0;
         for (; i < target && System.nanoTime() - start < durationNs
                 && !(o.runInfinitely && Thread.interrupted()); i++) {
-            long rttNs = pingPong(ep, o.warmup + i, h);
+            long rttNs = pingPong(ep, seq++, h);
             hist.recordValue(Math.max(1, rttNs / 2));
             if (System.nanoTime() - intervalStart >= reportNs) { // --run_infinitely: a line per interval
                 o.tableGoesOn = true;

@@ -47,8 +47,8 @@ public final class PerfOptions {
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Latency tests: ping-pongs before the measured ones, to warm the JIT (default "
-                    + LATENCY_WARMUP + ": with 100, the JIT compiled during the measured run and p99 was 25-50x "
-                    + "sockperf's on the test bed).")
+                    + LATENCY_WARMUP + " or 1 s, whichever ends first, before the first size only: with 100, the JIT "
+                    + "compiled during the measured run and p99 was 25-50x sockperf's on the test bed).")
     Long warmup;
 
     /**
@@ -56,6 +56,10 @@ public final class PerfOptions {
      * ping-pong path (on the 2-core test bed p99 fell from 2.0 ms to 79 us against 100 warm-ups, p50 unchanged).
      */
     static final long LATENCY_WARMUP = 20_000;
+    /** The default warm-up ends after this long even if {@link #LATENCY_WARMUP} ping-pongs are not done. */
+    static final long LATENCY_WARMUP_LIMIT_NS = 1_000_000_000L;
+    /** Whether {@link #warmup} is the default (bounded in time, run before the first size of -a only). */
+    boolean warmupDefaulted;
 
     @Option(names = "--report-gbits", description = "Report bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes).")
     boolean reportGbits;
@@ -360,6 +364,7 @@ public final class PerfOptions {
         }
         if (warmup == null) {
             warmup = kind.latency() ? LATENCY_WARMUP : 0;
+            warmupDefaulted = kind.latency();
         }
     }
 

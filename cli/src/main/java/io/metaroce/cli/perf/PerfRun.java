@@ -137,6 +137,9 @@ final class PerfRun {
                 if (r.verifyFailure != null) {
                     break;
                 }
+                if (o.warmupDefaulted) {
+                    o.warmup = 0L; // the JIT is warm: the next sizes of -a measure at once
+                }
             }
             return new Measured(r, s.stats(), s.cmCounters());
         }

@@ -514,7 +514,8 @@ final class Session implements AutoCloseable {
         if (latencyNote != null) {
             out.printf(Locale.ROOT, " Latency         : %s%n", latencyNote);
             if (!o.server()) {
-                out.printf(Locale.ROOT, " Warm-up         : %d ping-pongs, not measured%n", o.warmup);
+                out.printf(Locale.ROOT, " Warm-up         : %s, not measured%n", o.warmupDefaulted
+                        ? o.warmup + " ping-pongs or 1 s, whichever ends first" : o.warmup + " ping-pongs");
             }
         } else {
             out.printf(Locale.ROOT, " BW peak         : best 100 ms sample of completed bytes (the average if the run "

@@ -68,6 +68,7 @@ class PerfPartsTest {
         lat.applyDefaults(TestKind.WRITE_LAT);
         assertEquals("inline", lat.agent);
         assertEquals(PerfOptions.LATENCY_WARMUP, lat.warmup);
+        assertTrue(lat.warmupDefaulted); // bounded in time, first size only
         PerfOptions bw = new PerfOptions();
         new CommandLine(bw).parseArgs("HOST");
         bw.applyDefaults(TestKind.WRITE_BW);
@@ -77,6 +78,7 @@ class PerfPartsTest {
         given.applyDefaults(TestKind.SEND_LAT);
         assertEquals("thread", given.agent);
         assertEquals(7L, given.warmup);
+        assertFalse(given.warmupDefaulted); // exactly the ping-pongs asked for, before every size
     }
 
     @Test
