@@ -47,7 +47,7 @@ public final class PerfOptions {
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Latency tests: ping-pongs before the measured ones, to warm the JIT (default "
-                    + LATENCY_WARMUP + " or 1 s, whichever ends first, before the first size only: with 100, the JIT "
+                    + LATENCY_WARMUP + " or 5 s, whichever ends first, before the first size only: with 100, the JIT "
                     + "compiled during the measured run and p99 was 25-50x sockperf's on the test bed).")
     Long warmup;
 
@@ -57,7 +57,7 @@ public final class PerfOptions {
      */
     static final long LATENCY_WARMUP = 20_000;
     /** The default warm-up ends after this long even if {@link #LATENCY_WARMUP} ping-pongs are not done. */
-    static final long LATENCY_WARMUP_LIMIT_NS = 1_000_000_000L;
+    static final long LATENCY_WARMUP_LIMIT_NS = 5_000_000_000L;
     /** Whether {@link #warmup} is the default (bounded in time, run before the first size of -a only). */
     boolean warmupDefaulted;
 

@@ -515,7 +515,7 @@ final class Session implements AutoCloseable {
             out.printf(Locale.ROOT, " Latency         : %s%n", latencyNote);
             if (!o.server()) {
                 out.printf(Locale.ROOT, " Warm-up         : %s, not measured%n", o.warmupDefaulted
-                        ? o.warmup + " ping-pongs or 1 s, whichever ends first" : o.warmup + " ping-pongs");
+                        ? o.warmup + " ping-pongs or 5 s, whichever ends first" : o.warmup + " ping-pongs");
             }
         } else {
             out.printf(Locale.ROOT, " BW peak         : best 100 ms sample of completed bytes (the average if the run "
