@@ -514,8 +514,9 @@ final class Session implements AutoCloseable {
         if (latencyNote != null) {
             out.printf(Locale.ROOT, " Latency         : %s%n", latencyNote);
             if (!o.server()) {
-                out.printf(Locale.ROOT, " Warm-up         : %s, not measured%n", o.warmupDefaulted
-                        ? o.warmup + " ping-pongs or 5 s, whichever ends first" : o.warmup + " ping-pongs");
+                out.printf(Locale.ROOT, " Warm-up         : %s%n", !o.warmupDefaulted ? o.warmup + " ping-pongs, not measured"
+                        : o.warmup > 0 ? o.warmup + " ping-pongs or 5 s, whichever ends first, not measured"
+                        : "none (the first size warmed up)");
             }
         } else {
             out.printf(Locale.ROOT, " BW peak         : best 100 ms sample of completed bytes (the average if the run "
