@@ -60,6 +60,7 @@ local nak_code_names = {
     [1] = "RNR", [2] = "BAD_RKEY", [3] = "OUT_OF_BOUNDS", [4] = "NO_PERMISSION", [5] = "INVALID_REQUEST",
     [6] = "BUSY",
     [7] = "MISSING",
+    [8] = "TRIMMED",
 }
 
 local cm_reason_names = {

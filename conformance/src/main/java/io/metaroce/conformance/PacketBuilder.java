@@ -30,6 +30,8 @@ import java.util.Set;
 final class PacketBuilder {
     /** Bytes of the CM message's fixed part, which sits where other opcodes have their extension header. */
     private static final int CM_FIXED = 32;
+    /** What a trimming switch keeps of a packet (REL-17): the base header and the data or READ_REQ extension. */
+    private static final int TRIMMED_BYTES = 64;
 
     /**
      * A datagram to inject.
@@ -39,8 +41,9 @@ final class PacketBuilder {
      * @param ecn      the IP ECN codepoint to deliver it with
      * @param repeat   how many copies to inject back to back
      * @param stranger from an address the IUT has no connection with
+     * @param trimmed  delivered as trimmed by a switch (REL-17; {@code trimmed=1} cuts it to 64 bytes unless {@code cut})
      */
-    record Outgoing(byte[] bytes, int length, int ecn, int repeat, boolean stranger) {
+    record Outgoing(byte[] bytes, int length, int ecn, int repeat, boolean stranger, boolean trimmed) {
     }
 
     private PacketBuilder() {
@@ -237,8 +240,9 @@ final class PacketBuilder {
         if ("bad".equals(st.value("crc", null)) && length > 0) {
             buf[length - 1] ^= 0x5A;
         }
-        length = (int) Math.min(length, ctx.num(st, "cut", length));
+        boolean trimmed = ctx.num(st, "trimmed", 0) != 0;
+        length = (int) Math.min(length, ctx.num(st, "cut", trimmed ? TRIMMED_BYTES : length));
         return new Outgoing(Arrays.copyOf(buf, length), length, (int) ctx.num(st, "ecn", 2),
-                (int) ctx.num(st, "repeat", 1), "stranger".equals(st.value("from", null)));
+                (int) ctx.num(st, "repeat", 1), "stranger".equals(st.value("from", null)), trimmed);
     }
 }

@@ -167,9 +167,11 @@ public final class Runner {
     private static void send(CaseState ctx, Step st) throws Target.TargetException {
         PacketBuilder.Outgoing out = PacketBuilder.build(ctx, st);
         PacketView v = new PacketView(out.bytes(), ctx.s.testerPsn(), ctx.iutPsn);
-        ctx.trace.add(String.format("%10.3f us > %s%s%s", ctx.now / 1e3, v.summary(), out.ecn() == Ecn.CE ? " [CE]" : "",
-                out.repeat() > 1 ? " x" + out.repeat() : ""));
-        if (out.stranger()) {
+        ctx.trace.add(String.format("%10.3f us > %s%s%s%s", ctx.now / 1e3, v.summary(), out.ecn() == Ecn.CE ? " [CE]" : "",
+                out.repeat() > 1 ? " x" + out.repeat() : "", out.trimmed() ? " [trimmed]" : ""));
+        if (out.trimmed()) {
+            ctx.target.injectTrimmed(out.bytes(), out.length());
+        } else if (out.stranger()) {
             ctx.target.injectFromStranger(out.bytes(), out.length());
         } else if (out.repeat() > 1) {
             ctx.target.injectBurst(out.bytes(), out.length(), out.ecn(), out.repeat());

@@ -39,6 +39,10 @@ public enum Counter {
     MISSING_NAKS,
     /** Packets declared lost because the receiver reported their segment missing (REL-16). */
     MISSING_LOSSES,
+    /** Trimmed packets (headers only, cut by a switch) this receiver NAKed TRIMMED (REL-17). */
+    RX_TRIMMED,
+    /** Packets declared lost because the receiver reported them trimmed (REL-17). */
+    TRIM_LOSSES,
     /** CE marks reported back to this sender in ACKs. */
     ECN_ECHOES,
     /** CE-marked data packets received. */

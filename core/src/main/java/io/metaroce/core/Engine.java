@@ -42,8 +42,8 @@ import java.util.random.RandomGenerator;
 public final class Engine {
     /** "No deadline" sentinel of {@link #pollTimeout()}. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
-    private static final int INDEX_BITS = 20;
-    private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
+    static final int INDEX_BITS = 20;
+    static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
 
     private final EngineConfig cfg;
     private final RandomGenerator rng;
@@ -53,7 +53,7 @@ public final class Engine {
     final AckBundleReader ackBundles = new AckBundleReader();
     private final BaseHeader base = new BaseHeader();
     private final List<QueuePair> qps = new ArrayList<>();
-    private final List<MemoryRegion> mrs = new ArrayList<>();
+    private final MemoryRegions mrs;
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
     /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
     private ArrayDeque<QueuePair> touched;
@@ -80,7 +80,6 @@ public final class Engine {
     /** HINT-*: the receiver's grants. */
     final Grants grants;
     private int pdCount;
-    private long nextHeapVa = 0x10_0000_0000L;
     private long internalErrors;
     private RuntimeException lastInternalError;
 
@@ -92,8 +91,8 @@ public final class Engine {
         this.planeClocks = new PlaneClocks(cfg);
         this.grants = new Grants(cfg);
         this.line = new LineClock(cfg);
+        this.mrs = new MemoryRegions(rng);
         qps.add(null); // QP index 0 is never used
-        mrs.add(null);
     }
 
     public EngineConfig config() {
@@ -132,40 +131,16 @@ public final class Engine {
         if ((access & ~Access.ALL) != 0) {
             throw new IllegalArgumentException("unknown access flags: " + access);
         }
-        if (mrs.size() > INDEX_MASK) {
-            throw new IllegalStateException("too many memory regions");
-        }
-        long va;
-        if (segment.isNative()) {
-            va = segment.address();
-        } else {
-            va = nextHeapVa;
-            nextHeapVa += (segment.byteSize() + 0xFFFF) & ~0xFFFFL;
-        }
-        int index = mrs.size();
-        int tag = 1 + rng.nextInt(0xFFF - 1);
-        int key = tag << INDEX_BITS | index;
-        MemoryRegion mr = new MemoryRegion(pd, segment, va, key, key, access);
-        mrs.add(mr);
-        return mr;
+        return mrs.register(pd, segment, access);
     }
 
     /** Deregisters {@code mr}: from now on its keys are rejected. */
     public void deregister(MemoryRegion mr) {
-        int index = mr.rkey() & INDEX_MASK;
-        if (index < mrs.size() && mrs.get(index) == mr) {
-            mrs.set(index, null);
-            mr.invalidate();
-        }
+        mrs.deregister(mr);
     }
 
     MemoryRegion regionByRkey(int rkey) {
-        int index = rkey & INDEX_MASK;
-        if (index <= 0 || index >= mrs.size()) {
-            return null;
-        }
-        MemoryRegion mr = mrs.get(index);
-        return mr != null && mr.rkey() == rkey && mr.isValid() ? mr : null;
+        return mrs.byRkey(rkey);
     }
 
     public CompletionQueue createCq(int capacity) {
@@ -245,8 +220,19 @@ public final class Engine {
         }
         see(at);
         rxLeftOutNs = Math.max(0, leftOutNs) + Math.max(0, clamped);
-        handleAt(at, seg, length, ecn); // catches what the packet's handling throws
+        handleAt(at, seg, length, ecn, false); // catches what the packet's handling throws
         rxLeftOutNs = 0;
+    }
+
+    /**
+     * REL-17: feeds what is left, {@code seg[0, length)}, of a sequenced packet that a switch trimmed to its headers
+     * because its buffer could not take it (packet trimming, as UET switches do). The driver knows it was trimmed from
+     * the network (the codepoint the switch set, or the simulator's flag), not from the bytes. The receiver NAKs it
+     * TRIMMED at once, so its sender resends it a round trip after the loss instead of detecting it later.
+     */
+    public void handleTrimmed(long nowNs, MemorySegment seg, int length) {
+        see(nowNs);
+        handleAt(nowNs, seg, length, 0, true);
     }
 
     /**
@@ -264,11 +250,12 @@ public final class Engine {
         }
     }
 
-    private void handleAt(long nowNs, MemorySegment seg, int length, int ecn) {
+    private void handleAt(long nowNs, MemorySegment seg, int length, int ecn, boolean trimmed) {
         counters.inc(Counter.RX_PACKETS);
         counters.add(Counter.RX_BYTES, Math.max(0, length));
         try {
-            int r = cfg.elidePayload ? packet.checkElided(seg, length) : packet.check(seg, length);
+            int r = trimmed ? packet.checkTrimmed(seg, length)
+                    : cfg.elidePayload ? packet.checkElided(seg, length) : packet.check(seg, length);
             if (r != Packet.OK) {
                 counters.inc(switch (r) {
                     case Packet.TRUNCATED -> Counter.DROP_TRUNCATED;
@@ -285,7 +272,11 @@ public final class Engine {
                 counters.inc(Counter.DROP_UNKNOWN_QP);
                 return;
             }
-            qp.handle(nowNs, seg, length, ecn);
+            if (trimmed) {
+                qp.handleTrimmed(nowNs, seg);
+            } else {
+                qp.handle(nowNs, seg, length, ecn);
+            }
             reschedule(qp);
             offer(qp, nowNs);
         } catch (RuntimeException e) {

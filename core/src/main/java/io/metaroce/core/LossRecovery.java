@@ -251,6 +251,11 @@ final class LossRecovery {
                 c.declareLost(p, i, nowNs, 0, false);
                 c.failRequest(w, WcStatus.REM_INV_REQ_ERR);
             }
+            case NakHeader.CODE_TRIMMED -> { // REL-17: lost in a full buffer; resent at once, the window reacts (CC-4)
+                c.declareLost(p, i, nowNs, 0, false);
+                c.count(Counter.TRIM_LOSSES);
+                p.route().onLoss(nowNs);
+            }
             default -> {
                 c.declareLost(p, i, nowNs, 0, false);
                 c.failRequest(w, WcStatus.REM_OP_ERR);

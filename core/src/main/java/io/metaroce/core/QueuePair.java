@@ -332,6 +332,26 @@ public final class QueuePair extends Timed {
     }
 
     /**
+     * REL-17: the headers of a sequenced packet a switch trimmed (checked by {@link Packet#checkTrimmed}). Nothing of
+     * it can be authenticated (its trailer is cut off), so a QP with packet authentication drops it (AUTH-6).
+     */
+    void handleTrimmed(long nowNs, MemorySegment seg) {
+        base.wrap(seg, 0);
+        int pathId = base.pathId();
+        if (base.srcQpn() != c.remoteQpn) {
+            c.count(Counter.DROP_WRONG_PEER);
+        } else if (pathId >= c.paths.length) {
+            c.count(Counter.DROP_MALFORMED);
+        } else if (auth != null) {
+            c.count(Counter.DROP_AUTH);
+        } else if (!c.running()) {
+            c.count(Counter.DROP_QP_NOT_READY);
+        } else {
+            responder.onTrimmed(c.path(pathId), seg);
+        }
+    }
+
+    /**
      * Earliest deadline of this QP whose timer changes its state, or {@link Engine#NO_DEADLINE}; also times
      * {@link #sendDue}.
      */

@@ -94,6 +94,28 @@ final class Responder {
         }
     }
 
+    /**
+     * REL-17: a sequenced packet arrived trimmed to its headers. Unless its PSN was accepted already (a copy came
+     * through) or lies beyond the window, it is NAKed TRIMMED at once, naming its path, PSN, MSN and offset; its PSN
+     * stays a hole (NAK-2) and nothing else of the packet (floor, ECN, timestamp) is taken in.
+     */
+    void onTrimmed(Path p, MemorySegment seg) {
+        base.wrap(seg, 0);
+        int psn = base.psn();
+        int cls = p.rxClassify(psn);
+        if (cls != 0) {
+            c.count(cls == 1 ? Counter.DROP_DUPLICATE : Counter.DROP_PSN_OUT_OF_WINDOW);
+            return;
+        }
+        c.count(Counter.RX_TRIMMED);
+        if (base.opcode() == Opcode.READ_REQ) {
+            queueNak(p.id, psn, readReq.wrap(seg, BaseHeader.LENGTH).msn(), NakHeader.CODE_TRIMMED, 0);
+        } else {
+            data.wrap(seg, BaseHeader.LENGTH);
+            queueNak(p.id, psn, data.msn(), NakHeader.CODE_TRIMMED, data.offset());
+        }
+    }
+
     private int onDataPacket(long nowNs, Path p, MemorySegment seg, int op, int psn, int ecn) {
         data.wrap(seg, BaseHeader.LENGTH);
         int msn = data.msn();

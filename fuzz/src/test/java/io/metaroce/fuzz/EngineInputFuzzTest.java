@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The engine's datagram input through its public API only ({@code handleDatagram}, {@code handleTimeout},
- * {@code pollTransmit}, posts): a fresh engine per input with one connected QP, then up to 48 steps chosen by the
+ * The engine's datagram input through its public API only ({@code handleDatagram}, {@code handleTrimmed},
+ * {@code handleTimeout}, {@code pollTransmit}, posts): a fresh engine per input with one connected QP, then up to 48 steps chosen by the
  * fuzzer (a datagram, usually re-sealed and often aimed at the QP, its regions and its PSN window; a posted WRITE
  * or READ; time passing). Two registered regions sit between three canary areas in one array: after every step no
  * canary byte may change (BAD-5), and the engine may catch no internal error (BAD-4).
@@ -62,7 +62,11 @@ class EngineInputFuzzTest {
             switch (data.consumeInt(0, 5)) {
                 case 0, 1, 2 -> {
                     byte[] d = datagram(data, qp, a, b, cfg);
-                    engine.handleDatagram(now, MemorySegment.ofArray(d), d.length, data.consumeInt(0, 3));
+                    if (data.consumeInt(0, 7) == 0) { // REL-17: what is left of it after a switch trimmed it
+                        engine.handleTrimmed(now, MemorySegment.ofArray(d), data.consumeInt(0, d.length));
+                    } else {
+                        engine.handleDatagram(now, MemorySegment.ofArray(d), d.length, data.consumeInt(0, 3));
+                    }
                 }
                 case 3 -> qp.postWrite(step, a, data.consumeInt(0, REGION), data.consumeInt(0, 3000),
                         0x7f0000000000L + data.consumeInt(0, 1 << 20), data.consumeInt(), QueuePair.SIGNALED);

@@ -50,7 +50,9 @@ import java.util.SplittableRandom;
  * {@code --payload on|off} (off: the engines elide payload bytes, {@code EngineConfig.elidePayload}, as htsim
  * carries none; on: every byte is copied and CRC-checked), {@code --workload permutation|alltoall} (alltoall: every
  * ordered pair of hosts on its own connection, 512 KiB each unless {@code --flow-bytes}, htsim's all-to-all; the
- * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows).
+ * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows),
+ * {@code --trimming on|off} (off; on: switches trim what their buffer cannot take to its headers and forward it ahead of
+ * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17).
  */
 public final class SimBench {
     private SimBench() {
@@ -58,7 +60,7 @@ public final class SimBench {
 
     /** Benchmark parameters, from the command line. */
     record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload,
-                  boolean allToAll) {
+                  boolean allToAll, boolean trimming) {
         static Params parse(String[] args) {
             int k = 8;
             long flowBytes = -1;
@@ -68,13 +70,14 @@ public final class SimBench {
             int warmups = 1;
             long limitMs = 1_000;
             boolean payload = false;
+            boolean trimming = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException("missing value after " + a);
                 }
                 String v = args[++i];
-                if (!a.equals("--workload") && !a.equals("--payload") && !v.matches("-?[0-9]{1,18}")) {
+                if (!a.equals("--workload") && !a.equals("--payload") && !a.equals("--trimming") && !v.matches("-?[0-9]{1,18}")) {
                     throw new IllegalArgumentException(a + " expects a whole number, got '" + v + "'");
                 }
                 switch (a) {
@@ -90,19 +93,25 @@ public final class SimBench {
                         default -> throw new IllegalArgumentException("--workload takes permutation or alltoall, got "
                                 + v);
                     };
-                    case "--payload" -> payload = switch (v) {
-                        case "on" -> true;
-                        case "off" -> false;
-                        default -> throw new IllegalArgumentException("--payload takes on or off, got " + v);
-                    };
+                    case "--payload" -> payload = onOff(a, v);
+                    case "--trimming" -> trimming = onOff(a, v);
                     default -> throw new IllegalArgumentException("unknown option " + a
-                            + " (options: --k --workload --flow-bytes --seed --paths --warmups --limit-ms --payload)");
+                            + " (options: --k --workload --flow-bytes --seed --paths --warmups --limit-ms --payload"
+                            + " --trimming)");
                 }
             }
             if (flowBytes < 0) {
                 flowBytes = allToAll ? 512 * 1024 : 2_000_000; // htsim's scenarios
             }
-            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll);
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll, trimming);
+        }
+
+        private static boolean onOff(String option, String v) {
+            return switch (v) {
+                case "on" -> true;
+                case "off" -> false;
+                default -> throw new IllegalArgumentException(option + " takes on or off, got " + v);
+            };
         }
     }
 
@@ -111,7 +120,7 @@ public final class SimBench {
         Params p = Params.parse(args);
         for (int w = 0; w < p.warmups(); w++) {
             Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs(),
-                    p.payload(), false));
+                    p.payload(), false, p.trimming()));
             b.run();
             System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
                     b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.flows);
@@ -157,7 +166,7 @@ public final class SimBench {
 
         Bench(Params p) {
             this.p = p;
-            FabricConfig fc = fabric(p.k());
+            FabricConfig fc = fabric(p.k()).trimming(p.trimming());
             int n = fc.hosts;
             SplittableRandom master = new SplittableRandom(p.seed());
             EngineConfig ec = new EngineConfig().mtu(4086).paths(p.paths()).planes(1).txRateBps(fc.hostRateBps);
@@ -312,6 +321,10 @@ public final class SimBench {
                             + "internalErrors=%d%n", fabric.bufferDrops(), linkDrops,
                     fabric.sumPorts(SwitchPort::ecnMarked), engineCounter(Counter.RETRANSMITS),
                     engineCounter(Counter.TIMEOUTS), pool.created(), internal);
+            if (p.trimming()) {
+                System.out.printf("trimmed=%d trimNaks=%d trimLosses=%d%n", fabric.sumPorts(SwitchPort::trimmed),
+                        engineCounter(Counter.RX_TRIMMED), engineCounter(Counter.TRIM_LOSSES));
+            }
             System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d peakPendingEvents=%d%n",
                     hostTx, hostRx, wakes, stale, loop.peakPending());
             System.out.printf("RESULT k=%d hosts=%d pkts_per_s=%.0f events_per_s=%.0f events_per_pkt=%.2f "

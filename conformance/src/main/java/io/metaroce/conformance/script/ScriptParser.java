@@ -20,7 +20,7 @@ public final class ScriptParser {
             "ver", "msn", "len", "off", "seg", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum",
             "sack", "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "cid", "pqpn", "ipsn", "mtu", "paths",
             "caps", "port", "planes", "reason", "family", "resv", "ecn", "dglen", "cut", "setb", "crc", "repeat", "from",
-            "auth", "aseq", "kgen", "epaths");
+            "auth", "aseq", "kgen", "epaths", "trimmed");
     /** Fields an {@code expect} line may match. */
     public static final Set<String> EXPECT_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum", "sack",

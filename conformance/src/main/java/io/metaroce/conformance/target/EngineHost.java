@@ -291,6 +291,13 @@ public final class EngineHost {
         }
     }
 
+    /** Delivers what is left of a trimmed datagram at {@code tNs} as trimmed (REL-17). */
+    public void injectTrimmed(long tNs, byte[] data, int length) {
+        nowNs = tNs;
+        engine.handleTrimmed(tNs, MemorySegment.ofArray(data), length);
+        drain();
+    }
+
     /** Delivers a datagram {@code count} times at {@code tNs}, then collects what the engine sends. */
     public void injectBurst(long tNs, byte[] data, int length, int ecn, int count) {
         nowNs = tNs;

@@ -33,7 +33,7 @@ public final class InProcessTarget implements Target {
 
     @Override
     public Set<String> capabilities() {
-        return Set.of(EXACT_TIME, PATH_STATS, COUNTERS, ECN_MARKS, BURST, CM);
+        return Set.of(EXACT_TIME, PATH_STATS, COUNTERS, ECN_MARKS, BURST, CM, TRIMMING);
     }
 
     @Override
@@ -77,6 +77,11 @@ public final class InProcessTarget implements Target {
     @Override
     public void inject(byte[] datagram, int length, int ecn) {
         host.inject(now, datagram, length, ecn);
+    }
+
+    @Override
+    public void injectTrimmed(byte[] datagram, int length) {
+        host.injectTrimmed(now, datagram, length);
     }
 
     @Override

@@ -25,6 +25,8 @@ public interface Target extends AutoCloseable {
     String ECN_MARKS = "ecn-marks";
     /** Capability: {@code repeat=N} datagrams reach the IUT as one burst, handled before it transmits. */
     String BURST = "burst";
+    /** Capability: the tester can deliver a datagram as trimmed by a switch ({@code trimmed=1}, REL-17). */
+    String TRIMMING = "trimming";
     /** Capability: the IUT runs a connection manager the tester can talk to (CM-*). */
     String CM = "cm";
 
@@ -54,6 +56,14 @@ public interface Target extends AutoCloseable {
         for (int i = 0; i < count; i++) {
             inject(datagram, length, ecn);
         }
+    }
+
+    /**
+     * Delivers what is left of a datagram a switch trimmed to its headers, as trimmed (REL-17); needs
+     * {@link #TRIMMING}.
+     */
+    default void injectTrimmed(byte[] datagram, int length) throws TargetException {
+        throw new TargetException("this target cannot deliver trimmed packets");
     }
 
     /**

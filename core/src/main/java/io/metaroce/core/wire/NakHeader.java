@@ -43,6 +43,11 @@ public final class NakHeader {
      * low 32 bits of the later segment's timestamp, and only a transmission sent no later than that is resent.
      */
     public static final int CODE_MISSING = 7;
+    /**
+     * REL-17: the packet named by (path id, NAKed PSN) reached the receiver trimmed to its headers by a switch whose
+     * buffer could not take it (packet trimming, as UET switches do): it was lost; resend its segment.
+     */
+    public static final int CODE_TRIMMED = 8;
 
     private MemorySegment seg;
     private long base;
@@ -78,6 +83,7 @@ public final class NakHeader {
             case CODE_INVALID_REQUEST -> "INVALID_REQUEST";
             case CODE_BUSY -> "BUSY";
             case CODE_MISSING -> "MISSING";
+            case CODE_TRIMMED -> "TRIMMED";
             default -> "UNKNOWN(" + code + ")";
         };
     }

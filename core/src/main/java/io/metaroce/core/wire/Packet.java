@@ -77,6 +77,27 @@ public final class Packet {
         return OK;
     }
 
+    /**
+     * Validates the headers of a sequenced packet a switch trimmed (REL-17): {@code seg[0, length)} is what is left of
+     * the datagram, at least its base header and its opcode's extension; there is no trailer to check. Returns
+     * {@link #OK}, {@link #TRUNCATED}, {@link #BAD_VERSION} or {@link #BAD_OPCODE} (also for an opcode that carries no
+     * PSN: only sequenced packets are trimmed).
+     */
+    public int checkTrimmed(MemorySegment seg, int length) {
+        if (length < BaseHeader.LENGTH || length > seg.byteSize()) {
+            return TRUNCATED;
+        }
+        base.wrap(seg, 0);
+        if (base.version() != VERSION) {
+            return BAD_VERSION;
+        }
+        int op = base.opcode();
+        if (!Opcode.isData(op) && op != Opcode.READ_REQ) {
+            return BAD_OPCODE;
+        }
+        return length < BaseHeader.LENGTH + Opcode.extensionLength(op) ? TRUNCATED : OK;
+    }
+
     /** Writes the CRC32C trailer at {@code length} and returns the datagram's total length. */
     public int seal(MemorySegment seg, int length) {
         Bytes.i32(seg, length, crc32c(seg, length));

@@ -119,8 +119,7 @@ public final class FabricConfig {
     public long linkFailureDetectPs = -1;
     /**
      * Switch ports trim the data packets their buffer cannot take to their headers and forward them ahead of data
-     * (UET); the engine does not yet read a trimmed packet as a loss signal, so today it is a drop counted at the
-     * receiver instead of at the switch.
+     * (UET); a MetaRoCE receiver NAKs a trimmed packet at once (REL-17), a RoCEv2 NIC drops it (its ICRC fails).
      */
     public boolean trimming = false;
 

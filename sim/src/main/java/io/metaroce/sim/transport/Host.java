@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A host: one core {@link Engine} and one NIC port per plane. Received packets go to
- * {@code engine.handleDatagram}; then the engine's transmit queue is drained into pooled packets queued on the
+ * {@code engine.handleDatagram} (packets a switch trimmed to {@code engine.handleTrimmed}); then the engine's transmit queue is drained into pooled packets queued on the
  * NIC port of the plane it names, and one wake-up timer is kept at the engine's {@code pollTimeout}.
  */
 public final class Host implements PacketSink {
@@ -125,7 +125,11 @@ public final class Host implements PacketSink {
             return;
         }
         rxPackets++;
-        engine.handleDatagram(loop.nowNs(), p.seg, p.length, p.ecn);
+        if (p.isTrimmed()) {
+            engine.handleTrimmed(loop.nowNs(), p.seg, p.length); // REL-17: the receiver NAKs it at once
+        } else {
+            engine.handleDatagram(loop.nowNs(), p.seg, p.length, p.ecn);
+        }
         pool.release(p);
         pump();
     }

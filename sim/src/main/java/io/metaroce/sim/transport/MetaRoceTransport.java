@@ -62,6 +62,8 @@ public final class MetaRoceTransport implements Transport {
         @Override public void completed(int conn, long tag, long nowPs, boolean ok) { }
     };
     private final TailRecoveryMeter tail;
+    /** The fabric trims what its buffers cannot take (REL-17): the records then say what the receivers NAKed. */
+    private final boolean trimming;
     private long verifyFailures;
     private long verifiedMessages;
 
@@ -129,6 +131,7 @@ public final class MetaRoceTransport implements Transport {
         this.sqDepth = cfg.sqDepth;
         this.rqDepth = cfg.rqDepth;
         this.rng = rng.split();
+        trimming = fabric.config().trimming;
         int n = fabric.hosts();
         hosts = new Host[n];
         pds = new ProtectionDomain[n];
@@ -401,6 +404,10 @@ public final class MetaRoceTransport implements Transport {
         m.put("rack_losses", sum(Counter.RACK_LOSSES));
         m.put("missing_naks", sum(Counter.MISSING_NAKS));
         m.put("missing_losses", sum(Counter.MISSING_LOSSES));
+        if (trimming) {
+            m.put("trim_naks", sum(Counter.RX_TRIMMED));
+            m.put("trim_losses", sum(Counter.TRIM_LOSSES));
+        }
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));
         m.put("duplicate_data", sum(Counter.DUPLICATE_DATA));

@@ -212,7 +212,7 @@ class FabricOptionsTest {
     }
 
     @Test
-    void trimmedPacketsReachTheTransportsWithoutHarm() {
+    void trimmedPacketsAreNakedByMetaRoceAndDroppedByRoce() {
         for (String transport : List.of("metaroce", "rocev2")) {
             RunResult off = incast(transport, false);
             RunResult on = incast(transport, true);
@@ -222,8 +222,13 @@ class FabricOptionsTest {
             }
             if (transport.equals("metaroce")) {
                 assertEquals(true, on.metrics.get("data_correct"));
-                // the engine does not read trimmed packets yet: each is a counted drop at the receiver
-                assertTrue((Long) on.metrics.get("engine_drops") > 0, on.metrics.toString());
+                // REL-17: the receiver NAKs every trimmed packet and its sender resends it; nothing is dropped
+                assertEquals(on.metrics.get("trimmed"), on.metrics.get("trim_naks"), on.metrics.toString());
+                long losses = (Long) on.metrics.get("trim_losses"); // (a NAK for a PSN a copy settled is stale)
+                assertTrue(losses > 0 && losses <= (Long) on.metrics.get("trimmed"), on.metrics.toString());
+                assertEquals(0L, on.metrics.get("engine_drops"), on.metrics.toString());
+                assertEquals(0L, on.metrics.get("timeouts"), on.metrics.toString());
+                assertTrue(!off.metrics.containsKey("trim_naks"), "no trimming counters without trimming");
             } else {
                 assertTrue((Long) on.metrics.get("trimmed_drops") > 0, on.metrics.toString());
             }
