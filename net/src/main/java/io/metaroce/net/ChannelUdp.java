@@ -96,6 +96,7 @@ final class ChannelUdp implements UdpSocket {
             }
             batch.port[n] = from.getPort();
             batch.ecn[n] = 0;
+            batch.dscp[n] = 0;
             batch.segmentSize[n] = 0;
             batch.truncated[n] = false; // a channel drops the excess silently: the engine's length checks catch it
             n++;

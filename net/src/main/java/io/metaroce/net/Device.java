@@ -77,6 +77,7 @@ public final class Device implements AutoCloseable {
                     cm.onTimer(nowNs);
                 }
             }, arena, o.batch, MAX_QPS, o.injectLoss, o.seed, o.stallClampNs, System.nanoTime());
+            agent.trimmedDscp(o.trimmedDscp);
         } catch (RuntimeException e) {
             sockets.close();
             throw e;

@@ -60,6 +60,7 @@ public final class DeviceOptions {
     byte[] authKey;
     boolean encrypt;
     boolean willListen;
+    int trimmedDscp = -1;
 
     public DeviceOptions() {
     }
@@ -123,6 +124,18 @@ public final class DeviceOptions {
     public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
     /** Datagrams per sendmmsg/recvmmsg call. */
     public DeviceOptions batch(int b) { batch = b; return this; }
+    /**
+     * REL-17: datagrams that arrive with this IP DSCP (0..63) are packets a trimming switch cut to their headers
+     * (the codepoint the network's switches are configured to mark them with); the engine NAKs them at once. -1 (the
+     * default): the network does not trim. Read from {@code IP_RECVTOS}, so only with the FFM transport.
+     */
+    public DeviceOptions trimmedDscp(int dscp) {
+        if (dscp < -1 || dscp > 63) {
+            throw new IllegalArgumentException("a DSCP is 0..63 (or -1 for none), not " + dscp);
+        }
+        trimmedDscp = dscp;
+        return this;
+    }
     /** Ask the kernel for UDP GRO on receive sockets (default on; coalesced buffers are split per datagram). */
     public DeviceOptions gro(boolean on) { gro = on; return this; }
     /** Send runs of equal-size datagrams to one peer as one UDP GSO ({@code UDP_SEGMENT}) send. */

@@ -65,6 +65,9 @@ final class IoAgent {
     private long nowNs;
     private long realNs;
     private int rxEcn;
+    private int rxDscp;
+    /** REL-17: the DSCP a trimming switch marks the packets it cut to their headers with; -1: none. */
+    private int trimmedDscp = -1;
     private int rxAddr;
     private int rxPort;
     private long rxArrivalNs;
@@ -80,6 +83,11 @@ final class IoAgent {
     long cmPackets;
     long dutyCycles;
     long rejectedPosts;
+
+    /** REL-17: datagrams arriving with IP DSCP {@code dscp} are packets a switch trimmed (-1: none are). */
+    void trimmedDscp(int dscp) {
+        trimmedDscp = dscp;
+    }
 
     IoAgent(Engine engine, SocketSet sockets, ControlPlane control, Arena arena, int batch, int maxQps,
             double injectLoss, long seed, long stallClampNs, long realNowNs) {
@@ -183,6 +191,7 @@ final class IoAgent {
                         continue;
                     }
                     rxEcn = rxBatch.ecn[i];
+                    rxDscp = rxBatch.dscp[i];
                     rxAddr = rxBatch.addr[i];
                     rxPort = rxBatch.port[i];
                     rxArrivalNs = clock.engineTimeOf(rxBatch.arrivalNs[i]);
@@ -207,6 +216,10 @@ final class IoAgent {
         }
         if (injectLoss > 0 && lossRng.nextDouble() < injectLoss) {
             injectedDrops++;
+            return;
+        }
+        if (rxDscp == trimmedDscp) {
+            engine.handleTrimmed(nowNs, dgram, len); // REL-17: the receiver NAKs it at once
             return;
         }
         engine.handleDatagram(nowNs, rxArrivalNs, rxLeftOutNs, dgram, len, rxEcn); // processed as of its arrival

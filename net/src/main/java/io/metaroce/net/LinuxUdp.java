@@ -479,10 +479,11 @@ final class LinuxUdp implements UdpSocket {
             batch.port[i] = Short.toUnsignedInt(rxAddr.get(BE_SHORT, sa + 2));
             batch.addr[i] = rxAddr.get(BE_INT, sa + 4);
             batch.ecn[i] = 0;
+            batch.dscp[i] = 0;
             batch.segmentSize[i] = 0;
             // A datagram longer than the slot arrives cut short: the caller must drop it, not parse it.
             batch.truncated[i] = (rxHdrs.get(INT, h + MSG_FLAGS) & MSG_TRUNC) != 0;
-            // Walk the control messages: IP_TOS carries the ECN bits, UDP_GRO the segment size.
+            // Walk the control messages: IP_TOS carries the DSCP and ECN bits, UDP_GRO the segment size.
             long clen = rxHdrs.get(LONG, h + MSG_CONTROLLEN);
             long base = (long) i * CONTROL_SIZE;
             long off = 0;
@@ -494,7 +495,9 @@ final class LinuxUdp implements UdpSocket {
                     break;
                 }
                 if (level == IPPROTO_IP && type == IP_TOS && len >= 17) {
-                    batch.ecn[i] = rxControl.get(ValueLayout.JAVA_BYTE, base + off + 16) & 3;
+                    int tos = rxControl.get(ValueLayout.JAVA_BYTE, base + off + 16) & 0xFF;
+                    batch.ecn[i] = tos & 3;
+                    batch.dscp[i] = tos >>> 2; // REL-17: a trimming switch marks what it cut with a codepoint
                 } else if (level == IPPROTO_UDP && type == UDP_GRO && len >= 20) {
                     batch.segmentSize[i] = rxControl.get(INT, base + off + 16);
                 } else if (level == SOL_SOCKET && type == SO_TIMESTAMPNS && len >= 32 && realtimeOffset != 0) {

@@ -18,6 +18,8 @@ final class PacketBatch {
     final int[] addr;
     final int[] port;
     final int[] ecn;
+    /** Received only: the IP header's DSCP (0 where the transport cannot read it: the channel fallback). */
+    final int[] dscp;
     final int[] segmentSize;
     /** Received only: the datagram was longer than its slot and arrived cut short (MSG_TRUNC). */
     final boolean[] truncated;
@@ -50,6 +52,7 @@ final class PacketBatch {
         this.addr = new int[capacity];
         this.port = new int[capacity];
         this.ecn = new int[capacity];
+        this.dscp = new int[capacity];
         this.segmentSize = new int[capacity];
         this.truncated = new boolean[capacity];
         this.socket = new int[capacity];

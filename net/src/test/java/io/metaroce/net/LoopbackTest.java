@@ -46,12 +46,18 @@ class LoopbackTest {
         final WorkCompletion wc = new WorkCompletion();
 
         Pair(DeviceOptions.Transport transport, int paths, double loss, long regionBytes) throws Exception {
+            this(transport, paths, loss, regionBytes, -1);
+        }
+
+        /** As above, with device b taking datagrams of IP DSCP {@code trimmedDscpB} as trimmed (REL-17). */
+        Pair(DeviceOptions.Transport transport, int paths, double loss, long regionBytes, int trimmedDscpB)
+                throws Exception {
             EngineConfig cfg = new EngineConfig().paths(paths).mtu(4096).minRtoNs(2_000_000)
                     .initialRtoNs(5_000_000).ackDelayNs(20_000).connectionTimeoutNs(10_000_000_000L);
             a = Device.open(new DeviceOptions().planes(planes(4)).port(0).engine(cfg).transport(transport)
                     .injectLossForTesting(loss).seed(1).name("lo-a"));
             b = Device.open(new DeviceOptions().planes(planes(4)).port(0).engine(cfg).transport(transport)
-                    .injectLossForTesting(loss).seed(2).name("lo-b"));
+                    .injectLossForTesting(loss).seed(2).name("lo-b").trimmedDscp(trimmedDscpB));
             ProtectionDomain pa = a.allocPd();
             ProtectionDomain pb = b.allocPd();
             DeviceCq ca = a.createCq(4096);

@@ -108,6 +108,11 @@ public final class PerfOptions {
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
 
+    @Option(names = "--trimmed-dscp", defaultValue = "-1", paramLabel = "0..63",
+            description = "Datagrams arriving with this IP DSCP are packets a trimming switch cut to their headers: "
+                    + "the receiver NAKs them at once (REL-17; ffm transport). Default -1: the network does not trim.")
+    int trimmedDscp;
+
     @Option(names = "--auth-key", paramLabel = "FILE",
             description = "Authenticate every packet (AES-128-GCM, docs/spec/10-auth.md) with keys derived per "
                     + "connection from the pre-shared key in FILE: 16..64 bytes as hexadecimal text, the same file on "
@@ -463,6 +468,6 @@ public final class PerfOptions {
                 .name(server() ? "perf-server" : "perf-client").willListen(server()).gro(!noGro).gso(!noGso)
                 // an explicit 0 means off, not "take the link's rate"
                 .rateFromLink(txRateGbps == null && inboundGbps == null).stallClampNs(stallClampUs * 1_000)
-                .agentThread(agent.equals("thread")).authKey(authKeyValue()).encrypt(encrypt);
+                .agentThread(agent.equals("thread")).authKey(authKeyValue()).encrypt(encrypt).trimmedDscp(trimmedDscp);
     }
 }
