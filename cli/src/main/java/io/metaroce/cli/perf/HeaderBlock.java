@@ -57,7 +57,8 @@ final class HeaderBlock {
             out.printf(Locale.ROOT, " Latency         : %s%n", latencyNote);
             if (!o.server()) {
                 out.printf(Locale.ROOT, " Warm-up         : %s%n", !o.warmupDefaulted ? o.warmup + " ping-pongs, not measured"
-                        : o.warmup > 0 ? o.warmup + " ping-pongs or 5 s, whichever ends first, not measured"
+                        : o.warmup > 0 ? o.warmup + " ping-pongs or " + PerfOptions.LATENCY_WARMUP_LIMIT_NS / 1_000_000_000L
+                                + " s, whichever ends first, not measured"
                         : "none (the first size warmed up)");
             }
         } else {

@@ -47,7 +47,8 @@ public final class PerfOptions {
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Latency tests: ping-pongs before the measured ones, to warm the JIT (default "
-                    + LATENCY_WARMUP + " or 5 s, whichever ends first, before the first size only: with 100, the JIT "
+                    + LATENCY_WARMUP + " or " + LATENCY_WARMUP_LIMIT_NS / 1_000_000_000L + " s, whichever ends first, "
+                    + "before the first size only: with 100, the JIT "
                     + "compiled during the measured run and p99 was 25-50x sockperf's on the test bed).")
     Long warmup;
 
