@@ -273,7 +273,7 @@ public final class Engine {
                 return;
             }
             if (trimmed) {
-                qp.handleTrimmed(nowNs, seg);
+                qp.handleTrimmed(seg);
             } else {
                 qp.handle(nowNs, seg, length, ecn);
             }

@@ -335,7 +335,7 @@ public final class QueuePair extends Timed {
      * REL-17: the headers of a sequenced packet a switch trimmed (checked by {@link Packet#checkTrimmed}). Nothing of
      * it can be authenticated (its trailer is cut off), so a QP with packet authentication drops it (AUTH-6).
      */
-    void handleTrimmed(long nowNs, MemorySegment seg) {
+    void handleTrimmed(MemorySegment seg) {
         base.wrap(seg, 0);
         int pathId = base.pathId();
         if (base.srcQpn() != c.remoteQpn) {

@@ -125,13 +125,14 @@ public final class DeviceOptions {
     /** Datagrams per sendmmsg/recvmmsg call. */
     public DeviceOptions batch(int b) { batch = b; return this; }
     /**
-     * REL-17: datagrams that arrive with this IP DSCP (0..63) are packets a trimming switch cut to their headers
+     * REL-17: datagrams that arrive with this IP DSCP (1..63) are packets a trimming switch cut to their headers
      * (the codepoint the network's switches are configured to mark them with); the engine NAKs them at once. -1 (the
      * default): the network does not trim. Read from {@code IP_RECVTOS}, so only with the FFM transport.
      */
     public DeviceOptions trimmedDscp(int dscp) {
-        if (dscp < -1 || dscp > 63) {
-            throw new IllegalArgumentException("a DSCP is 0..63 (or -1 for none), not " + dscp);
+        if (dscp == 0 || dscp < -1 || dscp > 63) {
+            throw new IllegalArgumentException("the trimmed-packet DSCP is 1..63 (0 is what every untrimmed datagram "
+                    + "carries) or -1 for none, not " + dscp);
         }
         trimmedDscp = dscp;
         return this;

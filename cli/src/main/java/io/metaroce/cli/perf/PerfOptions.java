@@ -109,7 +109,7 @@ public final class PerfOptions {
     @Option(names = "--no-gso", description = "Send every datagram on its own (no UDP GSO runs).")
     boolean noGso;
 
-    @Option(names = "--trimmed-dscp", defaultValue = "-1", paramLabel = "0..63",
+    @Option(names = "--trimmed-dscp", defaultValue = "-1", paramLabel = "1..63",
             description = "Datagrams arriving with this IP DSCP are packets a trimming switch cut to their headers: "
                     + "the receiver NAKs them at once (REL-17; ffm transport). Default -1: the network does not trim.")
     int trimmedDscp;
