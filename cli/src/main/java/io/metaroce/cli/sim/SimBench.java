@@ -77,7 +77,8 @@ public final class SimBench {
                     throw new IllegalArgumentException("missing value after " + a);
                 }
                 String v = args[++i];
-                if (!a.equals("--workload") && !a.equals("--payload") && !a.equals("--trimming") && !v.matches("-?[0-9]{1,18}")) {
+                boolean word = a.equals("--workload") || a.equals("--payload") || a.equals("--trimming");
+                if (!word && !v.matches("-?[0-9]{1,18}")) {
                     throw new IllegalArgumentException(a + " expects a whole number, got '" + v + "'");
                 }
                 switch (a) {

@@ -1,0 +1,61 @@
+package io.metaroce.cli.sim;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code sim bench}'s options, and a small run on a trimming fabric whose report accounts for every trimmed packet. */
+class SimBenchTest {
+    @Test
+    void optionsParseAndBadValuesAreOneLineErrors() {
+        SimBench.Params d = SimBench.Params.parse(new String[0]);
+        assertEquals(8, d.k());
+        assertFalse(d.trimming(), "drop-tail switches unless asked");
+        SimBench.Params t = SimBench.Params.parse(new String[] {"--k", "4", "--trimming", "on", "--payload", "off"});
+        assertTrue(t.trimming());
+        assertEquals(4, t.k());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SimBench.Params.parse(new String[] {"--trimming", "yes"}));
+        assertEquals("--trimming takes on or off, got yes", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SimBench.Params.parse(new String[] {"--k", "eight"}));
+        assertEquals("--k expects a whole number, got 'eight'", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SimBench.Params.parse(new String[] {"--trimming"}));
+        assertEquals("missing value after --trimming", e.getMessage());
+    }
+
+    @Test
+    void aTrimmingRunCompletesAndNaksEveryTrimmedPacket() {
+        // 128 hosts at seed 4 fill a few switch buffers at the start (13 trims; none at 16 hosts)
+        String out = run("--k", "8", "--warmups", "0", "--seed", "4", "--trimming", "on");
+        assertTrue(out.contains("completed=128 flows=128"), out);
+        Matcher m = Pattern.compile("trimmed=(\\d+) trimNaks=(\\d+) trimLosses=(\\d+)").matcher(out);
+        assertTrue(m.find(), "a trimming run reports its trims:\n" + out);
+        assertTrue(Long.parseLong(m.group(1)) > 0, "the run trimmed packets:\n" + out);
+        assertEquals(m.group(1), m.group(2), "every trimmed packet was NAKed:\n" + out);
+        assertTrue(out.contains(" timeouts=0 "), out);
+        assertTrue(out.contains("internalErrors=0"), out);
+        assertFalse(run("--k", "4", "--warmups", "0", "--flow-bytes", "500000").contains("trimmed="),
+                "no trimming line on a drop-tail fabric");
+    }
+
+    private static String run(String... args) {
+        PrintStream old = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            SimBench.main(args);
+        } finally {
+            System.setOut(old);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+}
