@@ -153,12 +153,14 @@ public final class StressCommand implements Callable<Integer> {
         long ops = 0;
         long bytes = 0;
         long events = 0;
+        long trimmed = 0;
         Timed slowest = results.getFirst();
         for (Timed t : results) {
             StressResult r = t.result;
             ops += r.operations();
             bytes += r.bytes();
             events += r.events();
+            trimmed += r.trimmed();
             if (t.wallNs > slowest.wallNs) {
                 slowest = t;
             }
@@ -168,8 +170,8 @@ public final class StressCommand implements Callable<Integer> {
         }
         int failed = byCategory.values().stream().mapToInt(List::size).sum();
         o.println();
-        o.printf("cases %d, passed %d, failed %d; %d work requests, %.1f MB payload, %d network events%n",
-                results.size(), results.size() - failed, failed, ops, bytes / 1e6, events);
+        o.printf("cases %d, passed %d, failed %d; %d work requests, %.1f MB payload, %d network events, %d packets "
+                + "trimmed%n", results.size(), results.size() - failed, failed, ops, bytes / 1e6, events, trimmed);
         o.printf("wall %.1f s with %d jobs: %.1f cases/s (slowest: seed %d, %.2f s)%n", seconds, threads,
                 results.size() / seconds, slowest.result.seed(), slowest.wallNs / 1e9);
         for (Map.Entry<String, List<StressResult>> e : byCategory.entrySet()) {

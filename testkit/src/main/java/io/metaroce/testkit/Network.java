@@ -22,7 +22,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Faults: random loss (everywhere, per plane, per path), a scripted {@link DropRule}, reordering by random
  * extra delay, duplication, corruption of one byte, forced ECN marking, and taking a path or a plane down and up
- * (now or at a scheduled virtual time). All randomness comes from one seed. Nothing here reads a clock.
+ * (now or at a scheduled virtual time); switch ports may trim what their buffer cannot take (REL-17). All randomness comes from one seed. Nothing here reads a clock.
  */
 public final class Network {
     /** Decides to drop one datagram in flight (scripted faults). */
@@ -52,6 +52,8 @@ public final class Network {
         final int pathId;
         final int opcode;
         int ecn = Ecn.ECT0;
+        /** Cut to its headers by a full switch buffer ({@link #setTrimming}); handed to the engine as such. */
+        boolean trimmed;
 
         Datagram(byte[] bytes, int src, int dst, int plane, int pathId, int opcode) {
             this.bytes = bytes;
@@ -151,6 +153,7 @@ public final class Network {
     private long reorderMaxDelayNs;
     private double duplicateProbability;
     private double corruptProbability;
+    private boolean trimming;
     private double ecnMarkProbability;
     private DropRule dropRule;
     private DelayRule delayRule;
@@ -163,6 +166,7 @@ public final class Network {
     private long delivered;
     private long duplicated;
     private long corrupted;
+    private long trimmed;
     private long reordered;
     private long eventsProcessed;
 
@@ -240,6 +244,14 @@ public final class Network {
     public void setReorder(double p, long maxDelayNs) { reorderProbability = p; reorderMaxDelayNs = maxDelayNs; }
     public void setDuplicate(double p) { duplicateProbability = p; }
     public void setCorrupt(double p) { corruptProbability = p; }
+    /**
+     * REL-17: a switch port whose buffer cannot take a data packet cuts it to its first {@link #TRIM_BYTES} and
+     * forwards that ahead of its queue (as UET switches do) instead of dropping it; the receiver gets it as trimmed.
+     */
+    public void setTrimming(boolean on) { trimming = on; }
+
+    /** What a trimming port keeps of a data packet: the base header and the data or READ_REQ extension. */
+    public static final int TRIM_BYTES = 64;
     /** Marks CE with probability {@code p} regardless of queue depth. */
     public void setEcnMarkProbability(double p) { ecnMarkProbability = p; }
     public void setDropRule(DropRule rule) { dropRule = rule; }
@@ -263,9 +275,7 @@ public final class Network {
         at(fromNs + durationNs, () -> {
             n.stalledUntilNs = Long.MIN_VALUE;
             while (!n.held.isEmpty()) {
-                Datagram d = n.held.pollFirst();
-                n.engine.handleDatagram(nowNs, n.heldArrivalNs.pollFirst(), MemorySegment.ofArray(d.bytes),
-                        d.bytes.length, d.ecn);
+                handOver(n, n.heldArrivalNs.pollFirst(), n.held.pollFirst());
             }
             n.engine.handleTimeout(nowNs);
         });
@@ -396,6 +406,14 @@ public final class Network {
             droppedByBuffer++;
             if (d.isData()) {
                 droppedData++;
+                if (trimming && d.bytes.length > TRIM_BYTES) { // the headers go ahead of the queue (REL-17)
+                    Datagram t = new Datagram(java.util.Arrays.copyOf(d.bytes, TRIM_BYTES), d.src, d.dst, d.plane,
+                            d.pathId, d.opcode);
+                    t.trimmed = true;
+                    trimmed++;
+                    events.add(new Event(nowNs + txTimeNs(TRIM_BYTES) + linkDelayNs, seq++, EV_DELIVER, d.dst, t,
+                            null));
+                }
             }
             return;
         }
@@ -447,8 +465,17 @@ public final class Network {
             n.heldArrivalNs.addLast(nowNs);
             return;
         }
-        n.engine.handleDatagram(nowNs, MemorySegment.ofArray(d.bytes), d.bytes.length, d.ecn);
+        handOver(n, nowNs, d);
         pump(n);
+    }
+
+    /** Hands {@code d}, which reached host {@code n} at {@code arrivalNs}, to its engine. */
+    private void handOver(Node n, long arrivalNs, Datagram d) {
+        if (d.trimmed) {
+            n.engine.handleTrimmed(nowNs, MemorySegment.ofArray(d.bytes), d.bytes.length);
+        } else {
+            n.engine.handleDatagram(nowNs, arrivalNs, MemorySegment.ofArray(d.bytes), d.bytes.length, d.ecn);
+        }
     }
 
     // ---------------------------------------------------------------- statistics
@@ -461,6 +488,8 @@ public final class Network {
     public long delivered() { return delivered; }
     public long duplicated() { return duplicated; }
     public long corrupted() { return corrupted; }
+    /** Data packets cut to their headers by full buffers ({@link #setTrimming}; also counted as buffer drops). */
+    public long trimmed() { return trimmed; }
     public long reordered() { return reordered; }
     public long eventsProcessed() { return eventsProcessed; }
     /** Deepest the output queue towards {@code node} on {@code plane} has been, in bytes. */

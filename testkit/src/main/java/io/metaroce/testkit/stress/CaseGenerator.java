@@ -55,6 +55,13 @@ public final class CaseGenerator {
         List<StressCase.Connection> conns = connections(r, nodes, cfg);
         long healAt = r.nextInt(10) == 0 ? 0 : 200_000 + r.nextLong(20_000_000);
         List<Fault> faults = healAt == 0 ? List.of() : FaultPlanner.plan(r, cfg, healAt);
+        // REL-17's trimming switches from a generator of their own, so the cases of seeds drawn before stay the same
+        if (new SplittableRandom(seed ^ 0x7121_3EDL).nextInt(3) == 0) {
+            List<Fault> withTrimming = new java.util.ArrayList<>(faults.size() + 1);
+            withTrimming.add(new Fault(0, Fault.Kind.TRIMMING, -1, 0, 0));
+            withTrimming.addAll(faults);
+            faults = withTrimming;
+        }
         long receivesAt = 0;
         if (r.nextInt(5) == 0) {
             receivesAt = 1 + r.nextLong(2_000_000); // late: SENDs meet RNR until then

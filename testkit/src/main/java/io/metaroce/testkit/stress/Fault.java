@@ -14,7 +14,9 @@ import io.metaroce.testkit.Network;
 public record Fault(long atNs, Kind kind, int target, double p, long delayNs) {
     /** What a fault changes. */
     public enum Kind {
-        LOSS, PLANE_LOSS, PATH_LOSS, REORDER, DUPLICATE, CORRUPT, ECN_MARK, PLANE_DOWN, PLANE_UP, PATH_DOWN, PATH_UP
+        LOSS, PLANE_LOSS, PATH_LOSS, REORDER, DUPLICATE, CORRUPT, ECN_MARK, PLANE_DOWN, PLANE_UP, PATH_DOWN, PATH_UP,
+        /** Switch ports trim what their buffer cannot take (REL-17): a feature of the network, not undone at heal. */
+        TRIMMING
     }
 
     /** Applies this change to {@code net}. */
@@ -31,6 +33,7 @@ public record Fault(long atNs, Kind kind, int target, double p, long delayNs) {
             case PLANE_UP -> net.setPlaneUp(target, true);
             case PATH_DOWN -> net.setPathUp(target, false);
             case PATH_UP -> net.setPathUp(target, true);
+            case TRIMMING -> net.setTrimming(true);
         }
     }
 
@@ -40,6 +43,7 @@ public record Fault(long atNs, Kind kind, int target, double p, long delayNs) {
             case LOSS, DUPLICATE, CORRUPT, ECN_MARK -> kind + " " + pct(p);
             case PLANE_LOSS, PATH_LOSS -> kind + " " + target + " " + pct(p);
             case REORDER -> kind + " " + pct(p) + " up to " + delayNs + " ns";
+            case TRIMMING -> kind.toString();
             default -> kind + " " + target;
         };
         return "@" + atNs + "ns " + what;

@@ -13,9 +13,10 @@ package io.metaroce.testkit.stress;
  * @param operations work requests in the case
  * @param bytes      payload bytes in the case
  * @param events     network events processed (a measure of the case's cost)
+ * @param trimmed    data packets the network trimmed to their headers (REL-17; 0 without trimming switches)
  */
 public record StressResult(long seed, boolean passed, String category, String reason, String detail, long virtualNs,
-                           int operations, long bytes, long events) {
+                           int operations, long bytes, long events, long trimmed) {
 
     /** One line for a summary: seed, class and reason. */
     public String line() {

@@ -82,7 +82,7 @@ public final class StressRun {
             return result;
         } catch (RuntimeException e) {
             return new StressResult(c.seed(), false, "exception", e + " at " + e.getStackTrace()[0], "",
-                    r.net.nowNs(), c.operations(), c.payloadBytes(), r.net.eventsProcessed());
+                    r.net.nowNs(), c.operations(), c.payloadBytes(), r.net.eventsProcessed(), r.net.trimmed());
         }
     }
 
@@ -134,7 +134,7 @@ public final class StressRun {
             log(() -> "FAIL " + category + ": " + failure + "\n" + detail);
         }
         return new StressResult(c.seed(), failure == null, category, failure == null ? "ok" : failure,
-                detail.toString(), net.nowNs(), c.operations(), c.payloadBytes(), net.eventsProcessed());
+                detail.toString(), net.nowNs(), c.operations(), c.payloadBytes(), net.eventsProcessed(), net.trimmed());
     }
 
     private void setUp() {
