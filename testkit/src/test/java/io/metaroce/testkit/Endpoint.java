@@ -98,6 +98,16 @@ final class Endpoint {
         return sendWrIds.size();
     }
 
+    /** Whether every one of {@code ends} has at least {@code n} send completions. */
+    static boolean allSendsDone(Endpoint[] ends, int n) {
+        for (Endpoint e : ends) {
+            if (e.sendDone() < n) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     int recvDone() {
         drain();
         return recvWrIds.size();

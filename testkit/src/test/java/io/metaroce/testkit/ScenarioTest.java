@@ -201,14 +201,7 @@ class ScenarioTest {
             net.at(s * 1_000L, () -> tx[s].qp.postWrite(1, tx[s].src, 0, (int) perSender,
                     rx.dst.address() + s * perSender, rx.dst.rkey(), QueuePair.SIGNALED));
         }
-        assertTrue(net.runUntil(() -> {
-            for (Endpoint e : tx) {
-                if (e.sendDone() < 1) {
-                    return false;
-                }
-            }
-            return true;
-        }, 1_000_000_000L));
+        assertTrue(net.runUntil(() -> Endpoint.allSendsDone(tx, 1), 1_000_000_000L));
         long rttNs = rttAtAllSeen[0]; // the largest smoothed RTT of any sender's path at that moment
         assertTrue(allSeenAt[0] > 0);
         long firstDone = Long.MAX_VALUE;

@@ -56,14 +56,7 @@ class TrimmingTest {
             assertEquals(QueuePair.OK, tx[i].qp.postWrite(1, tx[i].src, 0, (int) BYTES,
                     rx.dst.address() + i * BYTES, rx.dst.rkey(), QueuePair.SIGNALED));
         }
-        assertTrue(net.runUntil(() -> {
-            for (Endpoint e : tx) {
-                if (e.sendDone() < 1) {
-                    return false;
-                }
-            }
-            return true;
-        }, 1_000_000_000L), "every WRITE completes");
+        assertTrue(net.runUntil(() -> Endpoint.allSendsDone(tx, 1), 1_000_000_000L), "every WRITE completes");
         long timeouts = 0;
         long trimLosses = 0;
         for (int i = 0; i < SENDERS; i++) {
