@@ -30,8 +30,6 @@ import java.util.Set;
 final class PacketBuilder {
     /** Bytes of the CM message's fixed part, which sits where other opcodes have their extension header. */
     private static final int CM_FIXED = 32;
-    /** What a trimming switch keeps of a packet (REL-17): the base header and the data or READ_REQ extension. */
-    private static final int TRIMMED_BYTES = 64;
 
     /**
      * A datagram to inject.
@@ -241,7 +239,7 @@ final class PacketBuilder {
             buf[length - 1] ^= 0x5A;
         }
         boolean trimmed = ctx.num(st, "trimmed", 0) != 0;
-        length = (int) Math.min(length, ctx.num(st, "cut", trimmed ? TRIMMED_BYTES : length));
+        length = (int) Math.min(length, ctx.num(st, "cut", trimmed ? Packet.TRIMMED_LENGTH : length));
         return new Outgoing(Arrays.copyOf(buf, length), length, (int) ctx.num(st, "ecn", 2),
                 (int) ctx.num(st, "repeat", 1), "stranger".equals(st.value("from", null)), trimmed);
     }

@@ -273,7 +273,7 @@ public final class Engine {
                 return;
             }
             if (trimmed) {
-                qp.handleTrimmed(seg);
+                qp.handleTrimmed(seg, length);
             } else {
                 qp.handle(nowNs, seg, length, ecn);
             }

@@ -288,33 +288,8 @@ public final class QueuePair extends Timed {
 
     /** Handles one datagram already checked by {@link Packet#check} and addressed to this QP. */
     void handle(long nowNs, MemorySegment seg, int length, int ecn) {
-        base.wrap(seg, 0);
-        // BAD-2: source QPN, path id, then QP state.
-        if (base.srcQpn() != c.remoteQpn) {
-            c.count(Counter.DROP_WRONG_PEER);
-            return;
-        }
-        int pathId = base.pathId();
-        if (pathId >= c.paths.length) {
-            c.count(Counter.DROP_MALFORMED);
-            return;
-        }
-        if (auth != null) {
-            int r = auth.open(seg, length, pathId); // AUTH-6, AUTH-7, AUTH-19: before any other field is trusted
-            if (r != PacketAuth.OK) {
-                if (r != PacketAuth.UPDATED) {
-                    c.count(r == PacketAuth.REPLAY ? Counter.DROP_REPLAY
-                            : r == PacketAuth.RETIRED ? Counter.DROP_KEY_RETIRED : Counter.DROP_AUTH);
-                    return;
-                }
-                c.count(Counter.KEY_UPDATES_RECEIVED);
-            }
-        } else if (length != Packet.datagramLength(base.opcode(), base.payloadLength())) {
-            c.count(Counter.DROP_AUTH); // AUTH-8: an authenticated packet on a connection without keys
-            return;
-        }
-        if (!c.running()) {
-            c.count(Counter.DROP_QP_NOT_READY);
+        int pathId = admit(seg, length, false);
+        if (pathId < 0) {
             return;
         }
         Path p = c.path(pathId);
@@ -335,20 +310,52 @@ public final class QueuePair extends Timed {
      * REL-17: the headers of a sequenced packet a switch trimmed (checked by {@link Packet#checkTrimmed}). Nothing of
      * it can be authenticated (its trailer is cut off), so a QP with packet authentication drops it (AUTH-6).
      */
-    void handleTrimmed(MemorySegment seg) {
-        base.wrap(seg, 0);
-        int pathId = base.pathId();
-        if (base.srcQpn() != c.remoteQpn) {
-            c.count(Counter.DROP_WRONG_PEER);
-        } else if (pathId >= c.paths.length) {
-            c.count(Counter.DROP_MALFORMED);
-        } else if (auth != null) {
-            c.count(Counter.DROP_AUTH);
-        } else if (!c.running()) {
-            c.count(Counter.DROP_QP_NOT_READY);
-        } else {
+    void handleTrimmed(MemorySegment seg, int length) {
+        int pathId = admit(seg, length, true);
+        if (pathId >= 0) {
             responder.onTrimmed(c.path(pathId), seg);
         }
+    }
+
+    /**
+     * BAD-2 and AUTH-6..8 for a datagram addressed to this QP: source QPN, path id, authentication (a trimmed packet's
+     * trailer is gone: it cannot be verified, nor its length checked), then QP state. Returns the path id, or -1 after
+     * counting the drop. Leaves {@link #base} on the datagram.
+     */
+    private int admit(MemorySegment seg, int length, boolean trimmed) {
+        base.wrap(seg, 0);
+        if (base.srcQpn() != c.remoteQpn) {
+            c.count(Counter.DROP_WRONG_PEER);
+            return -1;
+        }
+        int pathId = base.pathId();
+        if (pathId >= c.paths.length) {
+            c.count(Counter.DROP_MALFORMED);
+            return -1;
+        }
+        if (auth != null) {
+            if (trimmed) {
+                c.count(Counter.DROP_AUTH);
+                return -1;
+            }
+            int r = auth.open(seg, length, pathId); // AUTH-6, AUTH-7, AUTH-19: before any other field is trusted
+            if (r != PacketAuth.OK) {
+                if (r != PacketAuth.UPDATED) {
+                    c.count(r == PacketAuth.REPLAY ? Counter.DROP_REPLAY
+                            : r == PacketAuth.RETIRED ? Counter.DROP_KEY_RETIRED : Counter.DROP_AUTH);
+                    return -1;
+                }
+                c.count(Counter.KEY_UPDATES_RECEIVED);
+            }
+        } else if (!trimmed && length != Packet.datagramLength(base.opcode(), base.payloadLength())) {
+            c.count(Counter.DROP_AUTH); // AUTH-8: an authenticated packet on a connection without keys
+            return -1;
+        }
+        if (!c.running()) {
+            c.count(Counter.DROP_QP_NOT_READY);
+            return -1;
+        }
+        return pathId;
     }
 
     /**

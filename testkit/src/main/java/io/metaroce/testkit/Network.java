@@ -22,7 +22,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Faults: random loss (everywhere, per plane, per path), a scripted {@link DropRule}, reordering by random
  * extra delay, duplication, corruption of one byte, forced ECN marking, and taking a path or a plane down and up
- * (now or at a scheduled virtual time); switch ports may trim what their buffer cannot take (REL-17). All randomness comes from one seed. Nothing here reads a clock.
+ * (now or at a scheduled virtual time); switch ports may trim what their buffer cannot take (REL-17). All randomness
+ * comes from one seed. Nothing here reads a clock.
  */
 public final class Network {
     /** Decides to drop one datagram in flight (scripted faults). */
@@ -245,13 +246,12 @@ public final class Network {
     public void setDuplicate(double p) { duplicateProbability = p; }
     public void setCorrupt(double p) { corruptProbability = p; }
     /**
-     * REL-17: a switch port whose buffer cannot take a data packet cuts it to its first {@link #TRIM_BYTES} and
+     * REL-17: a switch port whose buffer cannot take a data packet cuts it to its first
+     * {@link io.metaroce.core.wire.Packet#TRIMMED_LENGTH} bytes and
      * forwards that ahead of its queue (as UET switches do) instead of dropping it; the receiver gets it as trimmed.
      */
     public void setTrimming(boolean on) { trimming = on; }
 
-    /** What a trimming port keeps of a data packet: the base header and the data or READ_REQ extension. */
-    public static final int TRIM_BYTES = 64;
     /** Marks CE with probability {@code p} regardless of queue depth. */
     public void setEcnMarkProbability(double p) { ecnMarkProbability = p; }
     public void setDropRule(DropRule rule) { dropRule = rule; }
@@ -406,13 +406,13 @@ public final class Network {
             droppedByBuffer++;
             if (d.isData()) {
                 droppedData++;
-                if (trimming && d.bytes.length > TRIM_BYTES) { // the headers go ahead of the queue (REL-17)
-                    Datagram t = new Datagram(java.util.Arrays.copyOf(d.bytes, TRIM_BYTES), d.src, d.dst, d.plane,
-                            d.pathId, d.opcode);
+                int cut = io.metaroce.core.wire.Packet.TRIMMED_LENGTH;
+                if (trimming && d.bytes.length > cut) { // the headers go ahead of the queue (REL-17)
+                    Datagram t = new Datagram(java.util.Arrays.copyOf(d.bytes, cut), d.src, d.dst, d.plane, d.pathId,
+                            d.opcode);
                     t.trimmed = true;
                     trimmed++;
-                    events.add(new Event(nowNs + txTimeNs(TRIM_BYTES) + linkDelayNs, seq++, EV_DELIVER, d.dst, t,
-                            null));
+                    events.add(new Event(nowNs + txTimeNs(cut) + linkDelayNs, seq++, EV_DELIVER, d.dst, t, null));
                 }
             }
             return;

@@ -22,6 +22,11 @@ public final class Packet {
     public static final int CRC_LENGTH = 4;
     /** The smallest valid datagram: base header and trailer. */
     public static final int MIN_LENGTH = BaseHeader.LENGTH + CRC_LENGTH;
+    /**
+     * What a trimming switch keeps of a sequenced packet (REL-17): the base header and the data or READ_REQ
+     * extension, 64 bytes.
+     */
+    public static final int TRIMMED_LENGTH = BaseHeader.LENGTH + Math.max(DataHeader.LENGTH, ReadRequestHeader.LENGTH);
     /** Default UDP destination port of the protocol (not 4791, which belongs to RoCEv2). */
     public static final int DEFAULT_UDP_PORT = 4793;
 

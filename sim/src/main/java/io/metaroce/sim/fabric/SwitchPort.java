@@ -38,7 +38,7 @@ public final class SwitchPort implements EventHandler {
     static final long PFC_RESUME = 2;
     private static final int INITIAL_RING = 16;
     /** Datagram bytes a trimmed packet keeps: the transport's headers. */
-    public static final int TRIM_BYTES = 64;
+    public static final int TRIM_BYTES = io.metaroce.core.wire.Packet.TRIMMED_LENGTH;
 
     /**
      * What the serial modes (PFC, ECN at dequeue, trimming) and the rare events (drops, pauses) keep: in an object
