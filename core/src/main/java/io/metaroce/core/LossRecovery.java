@@ -362,19 +362,20 @@ final class LossRecovery {
             }
         }
         c.advanceFloor(p, nowNs);
+        p.lastProgressNs = nowNs;
+        if (routeAlive) {
+            // a loss on a working route: the window reacts as to a detected loss (CC-4); the path's state, its
+            // backoff and the QP's silence count stay as they are (the route is not silent: resend at the base RTO)
+            c.count(Counter.ROUTE_ALIVE_TIMEOUTS);
+            p.route().onLoss(nowNs);
+            return;
+        }
         PathSendState s = p.tx();
         s.backoff++;
         if (c.silentTimeouts == 0 || nowNs - c.silentRoundEndNs >= 0) {
             // RTO-9: one count per round of the QP's backed-off timeout, however many paths time out within it
             c.silentTimeouts++;
             c.silentRoundEndNs = nowNs + PathDeadlines.currentRtoNs(p, c.cfg.maxRtoNs, c.silentTimeouts);
-        }
-        p.lastProgressNs = nowNs;
-        if (routeAlive) {
-            // a loss on a working route: the window reacts as to a detected loss (CC-4), the path stays as it is
-            c.count(Counter.ROUTE_ALIVE_TIMEOUTS);
-            p.route().onLoss(nowNs);
-            return;
         }
         p.route().onTimeout(nowNs, first);
         boolean congested = s.lastCeNs != Long.MIN_VALUE
