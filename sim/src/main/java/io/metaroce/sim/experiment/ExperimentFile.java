@@ -46,7 +46,8 @@ import java.util.Set;
  *   - {when: {transport: rocev2}, set: {fabric.pfc: true}}
  * </pre>
  * A point's spec is built from the base, then {@code scaled} (when scaled down), then the point's axis values,
- * then the matching {@code overrides}, then command-line {@code --set} values.
+ * then the matching {@code overrides} (except for the keys the point sweeps: an override of a swept key would make
+ * every point of that axis the same run), then command-line {@code --set} values.
  */
 public final class ExperimentFile {
     /** Most points a sweep may have (each is a full simulation). */
@@ -310,8 +311,9 @@ public final class ExperimentFile {
     }
 
     /**
-     * The spec of one point: base, then scaled overrides (when {@code scaledDown}), then command-line overrides,
-     * then {@code point}'s axis values.
+     * The spec of one point: base, then scaled overrides (when {@code scaledDown}), then {@code point}'s axis
+     * values, then the file's matching conditional overrides of keys the point does not sweep, then command-line
+     * overrides.
      */
     public ExperimentSpec spec(Map<String, Object> point, boolean scaledDown) {
         ExperimentSpec s = new ExperimentSpec();
@@ -328,7 +330,11 @@ public final class ExperimentFile {
         point.forEach((k, v) -> SpecFields.set(s, k, v));
         for (Conditional c : conditionals) {
             if (matches(c.when(), s)) {
-                c.set().forEach((k, v) -> SpecFields.set(s, k, v));
+                c.set().forEach((k, v) -> {
+                    if (!point.containsKey(k)) { // a swept key keeps the point's value: it is what the sweep varies
+                        SpecFields.set(s, k, v);
+                    }
+                });
             }
         }
         overrides.forEach((k, v) -> SpecFields.set(s, k, v));

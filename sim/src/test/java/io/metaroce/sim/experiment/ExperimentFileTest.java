@@ -81,6 +81,22 @@ class ExperimentFileTest {
     }
 
     @Test
+    void aSweptKeyIsNotOverriddenByAConditional() {
+        // a conditional override that sets a key also swept (here from the command line) would make every point of
+        // that axis the same run: the point's own value wins
+        ExperimentFile f = ExperimentFile.parse("x", YAML);
+        f.setAxis("fabric.bufferBytes", List.of("1MiB", "4MiB"));
+        List<Map<String, Object>> points = f.points();
+        assertEquals(12, points.size());
+        List<Long> rocev2 = points.stream().filter(p -> p.get("transport").equals("rocev2"))
+                .map(p -> f.spec(p, false).fabric.bufferBytes).distinct().sorted().toList();
+        assertEquals(List.of(1L << 20, 4L << 20), rocev2);
+        // keys the point does not sweep still take the conditional's value, and --set still wins over both
+        f.set("fabric.bufferBytes", "2MiB");
+        assertEquals(2L << 20, f.spec(f.points().get(3), false).fabric.bufferBytes);
+    }
+
+    @Test
     void badKeysAndValuesAreNamed() {
         var e = assertThrows(SpecFields.SpecException.class,
                 () -> ExperimentFile.parse("x", "fabric: {hostz: 3}"));
