@@ -1,5 +1,9 @@
 package io.metaroce.core;
+
+import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Ecn;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ProbeHeader;
 
 /**
  * Tunables of one engine, with datacenter defaults (spec names each one where it is used). Fluent setters;
@@ -71,8 +75,19 @@ public final class EngineConfig {
     /** Consecutive RTOs (without ECN evidence) after which a path is failed. */
     public int failAfterTimeouts = 2;
     public long probeIntervalNs = 200_000;
-    /** Most probes the whole engine sends per second (a device with thousands of failed paths must not storm). */
-    public long maxProbesPerSecond = 50_000;
+    /**
+     * PATH-13: most health probes the whole engine sends per second (a device with thousands of failed paths must not
+     * storm). 0 (the default): probes may take {@link #PROBE_SHARE_OF_LINE_RATE 1%} of the device's line rate
+     * ({@code txRateBps}; 52-byte datagrams, so 9.6 M/s at 400 Gb/s), and {@link #FALLBACK_PROBES_PER_SECOND} when no
+     * rate is set. See {@link #probesPerSecond()}.
+     */
+    public long maxProbesPerSecond = 0;
+    /** PATH-13: the probe budget when neither {@code maxProbesPerSecond} nor {@code txRateBps} is set. */
+    public static final long FALLBACK_PROBES_PER_SECOND = 50_000;
+    /** PATH-13: the share of the line rate, 1 / this, that health probes may take by default. */
+    public static final int PROBE_SHARE_OF_LINE_RATE = 100;
+    /** A health probe's datagram: base header, probe extension and CRC. */
+    static final int PROBE_DATAGRAM_BYTES = BaseHeader.LENGTH + ProbeHeader.LENGTH + Packet.CRC_LENGTH;
     /** Consecutive probe replies that re-admit a failed path. */
     public int readmitAfterProbes = 2;
     /**
@@ -247,6 +262,23 @@ public final class EngineConfig {
         return c;
     }
 
+    /**
+     * PATH-13: the probe budget in force: {@code maxProbesPerSecond} when set; otherwise 1% of {@code txRateBps} in
+     * probe datagrams (at least {@link #FALLBACK_PROBES_PER_SECOND}), or that fallback when no rate is set. A fixed
+     * 50,000 per second starved re-admission on a 400 Gb/s host whose random loss had failed ~1,000 routes at once
+     * (E5's all-to-all at 64 hosts, 10% loss per link: a route probed every ~20 ms, flows stalled up to 60 ms).
+     */
+    public long probesPerSecond() {
+        if (maxProbesPerSecond > 0) {
+            return maxProbesPerSecond;
+        }
+        if (txRateBps > 0) {
+            long share = txRateBps / PROBE_SHARE_OF_LINE_RATE / (8L * PROBE_DATAGRAM_BYTES);
+            return Math.max(FALLBACK_PROBES_PER_SECOND, share);
+        }
+        return FALLBACK_PROBES_PER_SECOND;
+    }
+
     /** Throws IllegalArgumentException naming the first bad value. */
     public EngineConfig validate() {
         require(mtu >= 64 && mtu <= 65_000, "mtu must be in 64..65000, got " + mtu);
@@ -268,8 +300,8 @@ public final class EngineConfig {
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");
         require(failAfterTimeouts >= 1, "failAfterTimeouts must be >= 1");
         require(tailProbes >= 1 && tailProbes <= 8, "tailProbes must be in 1..8, got " + tailProbes);
-        require(probeIntervalNs > 0 && readmitAfterProbes >= 1 && maxProbesPerSecond >= 1,
-                "probe settings must be positive");
+        require(probeIntervalNs > 0 && readmitAfterProbes >= 1 && maxProbesPerSecond >= 0,
+                "probe settings must be positive (maxProbesPerSecond 0: from txRateBps)");
         require(retryLimit >= 1 && rnrRetryLimit >= 0 && rnrDelayNs >= 0, "retry settings must be positive");
         require(ecnGain > 0 && ecnGain <= 1, "ecnGain must be in (0, 1]");
         require(lossBeta >= 0 && lossBeta < 1, "lossBeta must be in [0, 1)");

@@ -1,7 +1,7 @@
 package io.metaroce.core;
 
 /**
- * PATH-13: the engine-wide budget of path probes, a token bucket refilled at {@code maxProbesPerSecond} with a
+ * PATH-13: the engine-wide budget of path probes, a token bucket refilled at {@link EngineConfig#probesPerSecond()} with a
  * burst of {@link #BURST}, so that a device with thousands of failed paths probes them in turn instead of all at
  * once.
  */
@@ -15,8 +15,8 @@ final class ProbeBudget {
     private long refilledNs = Long.MIN_VALUE;
 
     ProbeBudget(EngineConfig cfg) {
-        this.perSecond = cfg.maxProbesPerSecond;
-        this.perNs = cfg.maxProbesPerSecond / 1e9;
+        this.perSecond = cfg.probesPerSecond();
+        this.perNs = perSecond / 1e9;
     }
 
     /** Takes one token; false when none is left. */
