@@ -1,8 +1,8 @@
 package io.metaroce.core;
 
 /**
- * PATH-13: the engine-wide budget of path probes, a token bucket refilled at {@link EngineConfig#probesPerSecond()} with a
- * burst of {@link #BURST}, so that a device with thousands of failed paths probes them in turn instead of all at
+ * PATH-13: the engine-wide budget of path probes, a token bucket refilled at {@link EngineConfig#probesPerSecond()}
+ * with a burst of {@link #BURST}, so that a device with thousands of failed paths probes them in turn instead of all at
  * once.
  */
 final class ProbeBudget {

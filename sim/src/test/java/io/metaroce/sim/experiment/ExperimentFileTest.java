@@ -91,7 +91,7 @@ class ExperimentFileTest {
         List<Long> rocev2 = points.stream().filter(p -> p.get("transport").equals("rocev2"))
                 .map(p -> f.spec(p, false).fabric.bufferBytes).distinct().sorted().toList();
         assertEquals(List.of(1L << 20, 4L << 20), rocev2);
-        // keys the point does not sweep still take the conditional's value, and --set still wins over both
+        // --set still wins over both (keys a point does not sweep take the conditional's value: see above)
         f.set("fabric.bufferBytes", "2MiB");
         assertEquals(2L << 20, f.spec(f.points().get(3), false).fabric.bufferBytes);
     }
