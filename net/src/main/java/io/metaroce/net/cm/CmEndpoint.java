@@ -1,12 +1,15 @@
 package io.metaroce.net.cm;
 
+import static io.metaroce.net.cm.CmWire.dreq;
+import static io.metaroce.net.cm.CmWire.reject;
+import static io.metaroce.net.cm.CmWire.rtu;
+
 import io.metaroce.core.Counter;
 import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.QpState;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.auth.AuthKeys;
-import io.metaroce.core.auth.CmAuth;
 import io.metaroce.core.wire.CmMessage;
 import io.metaroce.core.wire.Opcode;
 
@@ -30,20 +33,14 @@ public final class CmEndpoint {
     private final CmHost host;
     private final CmSettings settings;
     private final long[] counters = new long[CmCounter.all().length];
-    private final CmCodec codec = new CmCodec(counters);
-    private final MemorySegment out = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
+    private final CmWire wire;
+    /** AUTH-14: where a datagram that failed its seal goes (one object for the endpoint's life). */
+    private final CmWire.Unauthenticated refused = this::unauthenticated;
     private final Map<CmConnection.Key, CmConnection> conns = new HashMap<>();
     private final Map<Integer, CmConnection> byQpn = new HashMap<>();
     /** Responders in REP_SENT: checked for an implicit RTU (CM-8) until they are established. */
     private final List<CmConnection> awaitingRtu = new ArrayList<>();
     private boolean listening;
-    /** AUTH-11: the sealer under the CM key of {@link #authPsk} (the host's key; made again if it changes). */
-    private CmAuth auth;
-    private byte[] authPsk;
-    /** The per-source limit in front of {@link #auth}'s MAC check (null: off, or no key). */
-    private CmRateLimit limiter;
-    /** AUTH-12: this endpoint's CM message counter, the number of messages it has sealed. */
-    private long sealedCount;
     private long nextDeadlineNs = Engine.NO_DEADLINE;
     private boolean deadlineDirty;
 
@@ -51,6 +48,7 @@ public final class CmEndpoint {
     public CmEndpoint(CmHost host, CmSettings settings) {
         this.host = host;
         this.settings = settings;
+        this.wire = new CmWire(host, settings, counters);
     }
 
     /** Makes this device accept CM_REQs from now on. */
@@ -96,7 +94,7 @@ public final class CmEndpoint {
                 host.udpPort(), 0, host.planeAddresses());
         c.req = req;
         put(c);
-        send(nowNs, req, remote);
+        wire.send(nowNs, req, remote);
         c.arm(req, nowNs, settings.firstRetryNs());
         deadlineDirty = true;
     }
@@ -122,7 +120,7 @@ public final class CmEndpoint {
                 c.state = CmState.DREQ_SENT;
                 c.forgetAtNs = Engine.NO_DEADLINE; // AUTH-15's limit no longer applies: the close runs its course
                 CmMessage dreq = dreq(c);
-                send(nowNs, dreq, c.key.remote());
+                wire.send(nowNs, dreq, c.key.remote());
                 c.disarm();
                 c.arm(dreq, nowNs, settings.firstRetryNs());
                 deadlineDirty = true;
@@ -192,7 +190,7 @@ public final class CmEndpoint {
             c.backoffNs = Math.min(c.backoffNs * 2, settings.maxBackoffNs());
             c.retryAtNs = nowNs + c.backoffNs;
             counters[CmCounter.CM_RETRANSMITS.ordinal()]++;
-            send(nowNs, c.retransmit, c.key.remote());
+            wire.send(nowNs, c.retransmit, c.key.remote());
         }
         deadlineDirty = true;
     }
@@ -212,23 +210,9 @@ public final class CmEndpoint {
 
     /** Handles one CM datagram from {@code remote} at {@code nowNs} (CM-15: the host's dispatch by opcode). */
     public void handle(long nowNs, MemorySegment datagram, int length, long remote) {
-        counters[CmCounter.CM_RX_PACKETS.ordinal()]++;
-        if (!codec.wellFormed(datagram, length)) {
-            return; // WIRE-8, counted
-        }
-        CmAuth a = auth();
-        if (a != null && limiter != null && !limiter.admit(nowNs, host.source(remote))) { // before any MAC
-            counters[CmCounter.CM_DROP_RATE_LIMITED.ordinal()]++;
-            return;
-        }
-        if (a != null && a.open(datagram, length) != CmAuth.OK) { // AUTH-13: before any field is trusted
-            counters[CmCounter.CM_DROP_AUTH.ordinal()]++;
-            unauthenticated(nowNs, codec.parse(datagram, false), remote);
-            return;
-        }
-        CmMessage m = codec.parse(datagram, true); // AUTH-16: without a key a trailer is not part of the message
+        CmMessage m = wire.receive(nowNs, datagram, length, remote, refused);
         if (m == null) {
-            return;
+            return; // malformed, rate limited or unauthenticated: counted
         }
         boolean handled = switch (m.opcode()) {
             case Opcode.CM_REQ -> onRequest(nowNs, m, remote);
@@ -248,11 +232,8 @@ public final class CmEndpoint {
      * answer to one of our attempts is only noted for the attempt's failure report. Nothing else happens.
      */
     private void unauthenticated(long nowNs, CmMessage m, long remote) {
-        if (m == null) {
-            return;
-        }
         if (m.opcode() == Opcode.CM_REQ) {
-            sendUnsealed(nowNs, reject(m.connectionId(), 0, m.senderQpn(), CmReason.UNSUPPORTED), remote);
+            wire.sendUnsealed(nowNs, reject(m.connectionId(), 0, m.senderQpn(), CmReason.UNSUPPORTED), remote);
             return;
         }
         CmConnection c = conns.get(new CmConnection.Key(remote, m.connectionId()));
@@ -260,20 +241,6 @@ public final class CmEndpoint {
                 && (m.opcode() == Opcode.CM_REP || m.opcode() == Opcode.CM_REJ)) {
             c.unauthenticatedAnswers++;
         }
-    }
-
-    /** AUTH-11: the sealer of the host's pre-shared key, or null when it has none. */
-    private CmAuth auth() {
-        byte[] psk = host.authKey();
-        if (psk == null) {
-            return null;
-        }
-        if (psk != authPsk) {
-            auth = new CmAuth(psk);
-            authPsk = psk;
-            limiter = CmRateLimit.forKey(settings, psk);
-        }
-        return auth;
     }
 
     private boolean onRequest(long nowNs, CmMessage req, long remote) {
@@ -285,7 +252,7 @@ public final class CmEndpoint {
             if (c.state == CmState.REP_SENT || c.state == CmState.ESTABLISHED || c.state == CmState.REJECTED) {
                 CmMessage answer = c.req.equals(req) ? c.answer
                         : reject(req.connectionId(), 0, req.senderQpn(), CmReason.STALE); // CM-5
-                send(nowNs, answer, remote);
+                wire.send(nowNs, answer, remote);
                 return true;
             }
             return false;
@@ -341,7 +308,7 @@ public final class CmEndpoint {
             c.forgetAtNs = nowNs + settings.timeWaitNs();
             deadlineDirty = true;
         }
-        send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
+        wire.send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
         return true;
     }
 
@@ -359,7 +326,7 @@ public final class CmEndpoint {
         c.forgetAtNs = nowNs + settings.timeWaitNs();
         put(c);
         deadlineDirty = true;
-        send(nowNs, c.answer, c.key.remote());
+        wire.send(nowNs, c.answer, c.key.remote());
     }
 
     private boolean onReply(long nowNs, CmMessage rep, long remote) {
@@ -371,7 +338,7 @@ public final class CmEndpoint {
             if (rep.senderQpn() != c.peerQpn) {
                 return false;
             }
-            send(nowNs, rtu(c), remote); // CM-7: our RTU was lost
+            wire.send(nowNs, rtu(c), remote); // CM-7: our RTU was lost
             return true;
         }
         if (c.state != CmState.REQ_SENT) {
@@ -387,14 +354,14 @@ public final class CmEndpoint {
                     + cfg.paths + " paths, " + cfg.planes + " planes: start both sides with the same values)";
         }
         if (unacceptable != null) {
-            send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.INVALID_PARAMS), remote); // CM-6
+            wire.send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.INVALID_PARAMS), remote); // CM-6
             fail(c, unacceptable);
             return true;
         }
         int offered = offeredCaps() & (CmMessage.CAP_AUTH | CmMessage.CAP_ENCRYPT);
         int agreed = rep.capabilities() & (CmMessage.CAP_AUTH | CmMessage.CAP_ENCRYPT);
         if ((offered & CmMessage.CAP_AUTH) != (agreed & CmMessage.CAP_AUTH) || (agreed & ~offered) != 0) {
-            send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.UNSUPPORTED), remote); // AUTH-9
+            wire.send(nowNs, reject(c.key.cid(), c.qp.qpn(), rep.senderQpn(), CmReason.UNSUPPORTED), remote); // AUTH-9
             fail(c, (offered & CmMessage.CAP_AUTH) != 0
                     ? "the listener does not authenticate packets (it has no pre-shared key); this device requires it"
                     : "the listener asks for packet authentication, which this device has no pre-shared key for");
@@ -411,7 +378,7 @@ public final class CmEndpoint {
         c.state = CmState.ESTABLISHED;
         deadlineDirty = true;
         counters[CmCounter.CM_ESTABLISHED.ordinal()]++;
-        send(nowNs, rtu(c), remote);
+        wire.send(nowNs, rtu(c), remote);
         host.connected(c.key.cid(), c.qp);
         return true;
     }
@@ -475,12 +442,12 @@ public final class CmEndpoint {
                 c.forgetAtNs = nowNs + settings.timeWaitNs();
                 deadlineDirty = true;
                 counters[CmCounter.CM_DISCONNECTS.ordinal()]++;
-                send(nowNs, dreq(c), remote);
+                wire.send(nowNs, dreq(c), remote);
                 host.disconnected(c.qp, true, true);
                 return true;
             }
             case TIME_WAIT -> {
-                send(nowNs, dreq(c), remote);
+                wire.send(nowNs, dreq(c), remote);
                 return true;
             }
             case DREQ_SENT -> {
@@ -546,35 +513,5 @@ public final class CmEndpoint {
         byQpn.clear();
         awaitingRtu.clear();
         deadlineDirty = true;
-    }
-
-    private static CmMessage rtu(CmConnection c) {
-        return new CmMessage(Opcode.CM_RTU, c.key.cid(), c.qp.qpn(), c.peerQpn, 0, 0, 0, 0, 0, 0, List.of()); // CM-1
-    }
-
-    private static CmMessage dreq(CmConnection c) {
-        return new CmMessage(Opcode.CM_DREQ, c.key.cid(), c.qp.qpn(), c.peerQpn, 0, 0, 0, 0, 0, 0, List.of());
-    }
-
-    private CmMessage reject(long cid, int ownQpn, int peerQpn, int reason) {
-        return new CmMessage(Opcode.CM_REJ, cid, ownQpn, peerQpn, 0, 0, 0, 0, 0, reason, List.of()); // CM-1: port 0
-    }
-
-    private void send(long nowNs, CmMessage m, long remote) {
-        CmAuth a = auth(); // AUTH-13: a device with a key seals every message but AUTH-14's refusal
-        emit(nowNs, m, remote, a, a == null ? 0 : sealedCount++);
-    }
-
-    private void sendUnsealed(long nowNs, CmMessage m, long remote) {
-        emit(nowNs, m, remote, null, 0);
-    }
-
-    private void emit(long nowNs, CmMessage m, long remote, CmAuth a, long counter) {
-        int len = codec.encode(m, nowNs, out, a, counter);
-        counters[CmCounter.CM_TX_PACKETS.ordinal()]++;
-        if (m.opcode() == Opcode.CM_REJ) {
-            counters[CmCounter.CM_REJECTS_SENT.ordinal()]++;
-        }
-        host.emit(out, len, remote);
     }
 }
