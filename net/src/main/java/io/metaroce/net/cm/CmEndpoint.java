@@ -14,9 +14,6 @@ import io.metaroce.core.wire.CmMessage;
 import io.metaroce.core.wire.Opcode;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,13 +33,8 @@ public final class CmEndpoint {
     private final CmWire wire;
     /** AUTH-14: where a datagram that failed its seal goes (one object for the endpoint's life). */
     private final CmWire.Unauthenticated refused = this::unauthenticated;
-    private final Map<CmConnection.Key, CmConnection> conns = new HashMap<>();
-    private final Map<Integer, CmConnection> byQpn = new HashMap<>();
-    /** Responders in REP_SENT: checked for an implicit RTU (CM-8) until they are established. */
-    private final List<CmConnection> awaitingRtu = new ArrayList<>();
+    private final CmConnections conns = new CmConnections();
     private boolean listening;
-    private long nextDeadlineNs = Engine.NO_DEADLINE;
-    private boolean deadlineDirty;
 
     /** A connection manager for {@code host} with the timers of {@code settings}. */
     public CmEndpoint(CmHost host, CmSettings settings) {
@@ -82,7 +74,7 @@ public final class CmEndpoint {
      */
     public void connect(long nowNs, QueuePair qp, long cid, int psn, long remote, long deadlineNs) {
         CmConnection.Key key = new CmConnection.Key(remote, cid);
-        if (conns.containsKey(key)) {
+        if (conns.contains(key)) {
             throw new IllegalArgumentException("connection id " + Long.toHexString(cid) + " already in use");
         }
         CmConnection c = new CmConnection(key, true, CmState.REQ_SENT);
@@ -96,7 +88,7 @@ public final class CmEndpoint {
         put(c);
         wire.send(nowNs, req, remote);
         c.arm(req, nowNs, settings.firstRetryNs());
-        deadlineDirty = true;
+        conns.changed();
     }
 
     /**
@@ -105,7 +97,7 @@ public final class CmEndpoint {
      * fails instead. Returns false when {@code qp} has no open connection here.
      */
     public boolean disconnect(long nowNs, QueuePair qp) {
-        CmConnection c = byQpn.get(qp.qpn());
+        CmConnection c = conns.ofQp(qp.qpn());
         if (c == null) {
             return false;
         }
@@ -115,7 +107,7 @@ public final class CmEndpoint {
                 return true;
             }
             case REP_SENT, ESTABLISHED -> {
-                awaitingRtu.remove(c);
+                conns.rtuDone(c);
                 toError(c.qp);
                 c.state = CmState.DREQ_SENT;
                 c.forgetAtNs = Engine.NO_DEADLINE; // AUTH-15's limit no longer applies: the close runs its course
@@ -123,7 +115,7 @@ public final class CmEndpoint {
                 wire.send(nowNs, dreq, c.key.remote());
                 c.disarm();
                 c.arm(dreq, nowNs, settings.firstRetryNs());
-                deadlineDirty = true;
+                conns.changed();
                 return true;
             }
             default -> {
@@ -134,18 +126,7 @@ public final class CmEndpoint {
 
     /** The earliest time {@link #onTimer} has something to do, or {@link Engine#NO_DEADLINE}. */
     public long nextDeadline() {
-        if (deadlineDirty) {
-            long d = Engine.NO_DEADLINE;
-            for (CmConnection c : conns.values()) {
-                long x = c.deadline();
-                if (x != Engine.NO_DEADLINE && (d == Engine.NO_DEADLINE || x - d < 0)) {
-                    d = x;
-                }
-            }
-            nextDeadlineNs = d;
-            deadlineDirty = false;
-        }
-        return nextDeadlineNs;
+        return conns.nextDeadline();
     }
 
     /**
@@ -158,7 +139,7 @@ public final class CmEndpoint {
         if (d == Engine.NO_DEADLINE || nowNs - d < 0) {
             return;
         }
-        for (CmConnection c : List.copyOf(conns.values())) {
+        for (CmConnection c : conns.snapshot()) {
             if (c.forgetAtNs != Engine.NO_DEADLINE && nowNs - c.forgetAtNs >= 0) {
                 boolean unconfirmed = c.state == CmState.REP_SENT;
                 c.state = CmState.CLOSED;
@@ -192,7 +173,7 @@ public final class CmEndpoint {
             counters[CmCounter.CM_RETRANSMITS.ordinal()]++;
             wire.send(nowNs, c.retransmit, c.key.remote());
         }
-        deadlineDirty = true;
+        conns.changed();
     }
 
     /**
@@ -200,8 +181,9 @@ public final class CmEndpoint {
      * to RTS. Call after handing datagrams to the engine; scans only the responders still waiting.
      */
     public void checkImplicitRtu() {
-        for (int i = awaitingRtu.size() - 1; i >= 0; i--) {
-            CmConnection c = awaitingRtu.get(i);
+        List<CmConnection> waiting = conns.awaitingRtu();
+        for (int i = waiting.size() - 1; i >= 0; i--) {
+            CmConnection c = waiting.get(i);
             if (c.qp.counters().get(Counter.RX_DATA_PACKETS) > 0 || c.qp.counters().get(Counter.RX_ACKS) > 0) {
                 established(c);
             }
@@ -236,7 +218,7 @@ public final class CmEndpoint {
             wire.sendUnsealed(nowNs, reject(m.connectionId(), 0, m.senderQpn(), CmReason.UNSUPPORTED), remote);
             return;
         }
-        CmConnection c = conns.get(new CmConnection.Key(remote, m.connectionId()));
+        CmConnection c = conns.get(remote, m.connectionId());
         if (c != null && c.initiator && c.state == CmState.REQ_SENT
                 && (m.opcode() == Opcode.CM_REP || m.opcode() == Opcode.CM_REJ)) {
             c.unauthenticatedAnswers++;
@@ -244,7 +226,7 @@ public final class CmEndpoint {
     }
 
     private boolean onRequest(long nowNs, CmMessage req, long remote) {
-        CmConnection c = conns.get(new CmConnection.Key(remote, req.connectionId()));
+        CmConnection c = conns.get(remote, req.connectionId());
         if (c != null) {
             if (c.initiator || c.answer == null) {
                 return false; // our own attempt's id (CM-16)
@@ -303,10 +285,10 @@ public final class CmEndpoint {
         c.answer = new CmMessage(Opcode.CM_REP, req.connectionId(), qp.qpn(), req.senderQpn(), c.localPsn, mtu, paths,
                 caps, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13, AUTH-9
         put(c);
-        awaitingRtu.add(c);
+        conns.awaitRtu(c);
         if (psk != null) { // AUTH-15: a replayed REQ leaves no QP behind for longer than TIME_WAIT
             c.forgetAtNs = nowNs + settings.timeWaitNs();
-            deadlineDirty = true;
+            conns.changed();
         }
         wire.send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
         return true;
@@ -325,12 +307,12 @@ public final class CmEndpoint {
         c.answer = reject(c.key.cid(), 0, c.req.senderQpn(), reason);
         c.forgetAtNs = nowNs + settings.timeWaitNs();
         put(c);
-        deadlineDirty = true;
+        conns.changed();
         wire.send(nowNs, c.answer, c.key.remote());
     }
 
     private boolean onReply(long nowNs, CmMessage rep, long remote) {
-        CmConnection c = conns.get(new CmConnection.Key(remote, rep.connectionId()));
+        CmConnection c = conns.get(remote, rep.connectionId());
         if (c == null || !c.initiator || rep.peerQpn() != c.qp.qpn()) {
             return false; // CM-16: unknown attempt
         }
@@ -376,7 +358,7 @@ public final class CmEndpoint {
         c.qp.modifyToRtr(host.peerHandle(remote, rep), rep.senderQpn(), rep.initialPsn());
         c.qp.modifyToRts(c.localPsn);
         c.state = CmState.ESTABLISHED;
-        deadlineDirty = true;
+        conns.changed();
         counters[CmCounter.CM_ESTABLISHED.ordinal()]++;
         wire.send(nowNs, rtu(c), remote);
         host.connected(c.key.cid(), c.qp);
@@ -384,7 +366,7 @@ public final class CmEndpoint {
     }
 
     private boolean onRtu(CmMessage rtu, long remote) {
-        CmConnection c = conns.get(new CmConnection.Key(remote, rtu.connectionId()));
+        CmConnection c = conns.get(remote, rtu.connectionId());
         if (c == null || c.initiator || c.state != CmState.REP_SENT || rtu.peerQpn() != c.qp.qpn()
                 || rtu.senderQpn() != c.peerQpn) {
             return false;
@@ -394,13 +376,13 @@ public final class CmEndpoint {
     }
 
     private void established(CmConnection c) {
-        awaitingRtu.remove(c);
+        conns.rtuDone(c);
         if (c.state != CmState.REP_SENT) {
             return;
         }
         c.state = CmState.ESTABLISHED;
         c.forgetAtNs = Engine.NO_DEADLINE;
-        deadlineDirty = true;
+        conns.changed();
         if (c.qp.state() == QpState.RTR) {
             c.qp.modifyToRts(c.localPsn);
         }
@@ -409,7 +391,7 @@ public final class CmEndpoint {
     }
 
     private boolean onReject(CmMessage rej, long remote) {
-        CmConnection c = conns.get(new CmConnection.Key(remote, rej.connectionId()));
+        CmConnection c = conns.get(remote, rej.connectionId());
         if (c != null && !c.initiator && c.state == CmState.REP_SENT && c.qp != null && rej.peerQpn() == c.qp.qpn()) {
             // the initiator refused our REP (CM-6): the QP created for it goes to ERROR and the attempt is forgotten
             counters[CmCounter.CM_REJECTS_RECEIVED.ordinal()]++;
@@ -429,18 +411,18 @@ public final class CmEndpoint {
     }
 
     private boolean onDisconnect(long nowNs, CmMessage dreq, long remote) {
-        CmConnection c = conns.get(new CmConnection.Key(remote, dreq.connectionId()));
+        CmConnection c = conns.get(remote, dreq.connectionId());
         if (c == null || c.qp == null || dreq.peerQpn() != c.qp.qpn()) {
             return false; // CM-10: unknown connection
         }
         switch (c.state) {
             case REP_SENT, ESTABLISHED -> {
-                awaitingRtu.remove(c);
+                conns.rtuDone(c);
                 toError(c.qp);
                 c.state = CmState.TIME_WAIT;
                 c.disarm();
                 c.forgetAtNs = nowNs + settings.timeWaitNs();
-                deadlineDirty = true;
+                conns.changed();
                 counters[CmCounter.CM_DISCONNECTS.ordinal()]++;
                 wire.send(nowNs, dreq(c), remote);
                 host.disconnected(c.qp, true, true);
@@ -487,31 +469,15 @@ public final class CmEndpoint {
     }
 
     private void put(CmConnection c) {
-        conns.put(c.key, c);
-        if (c.qp != null) {
-            byQpn.put(c.qp.qpn(), c);
-        }
+        conns.put(c);
     }
 
     private void remove(CmConnection c) {
-        c.disarm();
-        c.forgetAtNs = Engine.NO_DEADLINE;
-        conns.remove(c.key);
-        if (c.qp != null && byQpn.get(c.qp.qpn()) == c) {
-            byQpn.remove(c.qp.qpn());
-        }
-        awaitingRtu.remove(c);
-        deadlineDirty = true;
+        conns.remove(c);
     }
 
     /** Forgets every connection and remembered attempt without a message (the device is going away). */
     public void clear() {
-        for (Iterator<CmConnection> it = conns.values().iterator(); it.hasNext(); ) {
-            it.next().disarm();
-            it.remove();
-        }
-        byQpn.clear();
-        awaitingRtu.clear();
-        deadlineDirty = true;
+        conns.clear();
     }
 }
