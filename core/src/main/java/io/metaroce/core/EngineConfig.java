@@ -1,9 +1,8 @@
 package io.metaroce.core;
 
-import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Ecn;
+import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
-import io.metaroce.core.wire.ProbeHeader;
 
 /**
  * Tunables of one engine, with datacenter defaults (spec names each one where it is used). Fluent setters;
@@ -87,7 +86,7 @@ public final class EngineConfig {
     /** PATH-13: the share of the line rate, 1 / this, that health probes may take by default. */
     public static final int PROBE_SHARE_OF_LINE_RATE = 100;
     /** A health probe's datagram: base header, probe extension and CRC. */
-    static final int PROBE_DATAGRAM_BYTES = BaseHeader.LENGTH + ProbeHeader.LENGTH + Packet.CRC_LENGTH;
+    static final int PROBE_DATAGRAM_BYTES = Packet.datagramLength(Opcode.PROBE, 0);
     /** Consecutive probe replies that re-admit a failed path. */
     public int readmitAfterProbes = 2;
     /**

@@ -85,7 +85,7 @@ public final class CmEndpoint {
         CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths, offeredCaps(),
                 host.udpPort(), 0, host.planeAddresses());
         c.req = req;
-        put(c);
+        conns.put(c);
         wire.send(nowNs, req, remote);
         c.arm(req, nowNs, settings.firstRetryNs());
         conns.changed();
@@ -143,7 +143,7 @@ public final class CmEndpoint {
             if (c.forgetAtNs != Engine.NO_DEADLINE && nowNs - c.forgetAtNs >= 0) {
                 boolean unconfirmed = c.state == CmState.REP_SENT;
                 c.state = CmState.CLOSED;
-                remove(c);
+                conns.remove(c);
                 if (unconfirmed) { // AUTH-15: never established: its QP goes to ERROR
                     counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
                     toError(c.qp);
@@ -284,7 +284,7 @@ public final class CmEndpoint {
         List<byte[]> mine = host.planeAddresses();
         c.answer = new CmMessage(Opcode.CM_REP, req.connectionId(), qp.qpn(), req.senderQpn(), c.localPsn, mtu, paths,
                 caps, host.udpPort(), 0, mine.subList(0, Math.min(planes, mine.size()))); // CM-13, AUTH-9
-        put(c);
+        conns.put(c);
         conns.awaitRtu(c);
         if (psk != null) { // AUTH-15: a replayed REQ leaves no QP behind for longer than TIME_WAIT
             c.forgetAtNs = nowNs + settings.timeWaitNs();
@@ -306,8 +306,7 @@ public final class CmEndpoint {
         c.state = CmState.REJECTED;
         c.answer = reject(c.key.cid(), 0, c.req.senderQpn(), reason);
         c.forgetAtNs = nowNs + settings.timeWaitNs();
-        put(c);
-        conns.changed();
+        conns.put(c);
         wire.send(nowNs, c.answer, c.key.remote());
     }
 
@@ -398,7 +397,7 @@ public final class CmEndpoint {
             counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
             toError(c.qp);
             c.state = CmState.CLOSED;
-            remove(c);
+            conns.remove(c);
             return true;
         }
         if (c == null || !c.initiator || c.state != CmState.REQ_SENT
@@ -445,7 +444,7 @@ public final class CmEndpoint {
     private void closed(CmConnection c, boolean answered) {
         c.state = CmState.CLOSED;
         counters[CmCounter.CM_DISCONNECTS.ordinal()]++;
-        remove(c);
+        conns.remove(c);
         host.disconnected(c.qp, false, answered);
     }
 
@@ -453,7 +452,7 @@ public final class CmEndpoint {
         c.state = CmState.CLOSED;
         counters[CmCounter.CM_ATTEMPTS_FAILED.ordinal()]++;
         toError(c.qp);
-        remove(c);
+        conns.remove(c);
         if (c.unauthenticatedAnswers > 0) { // AUTH-14: say what was dropped
             why += "; the listener answered " + c.unauthenticatedAnswers + " time(s) without a valid seal, dropped "
                     + "(CM_DROP_AUTH): it has no pre-shared key or another one (start both sides with the same "
@@ -466,14 +465,6 @@ public final class CmEndpoint {
         if (qp.state() != QpState.ERROR) {
             qp.modifyToError();
         }
-    }
-
-    private void put(CmConnection c) {
-        conns.put(c);
-    }
-
-    private void remove(CmConnection c) {
-        conns.remove(c);
     }
 
     /** Forgets every connection and remembered attempt without a message (the device is going away). */

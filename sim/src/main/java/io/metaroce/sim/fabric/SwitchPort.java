@@ -37,8 +37,6 @@ public final class SwitchPort implements EventHandler {
     /** Event argument: a PFC XON from the far end arrives. */
     static final long PFC_RESUME = 2;
     private static final int INITIAL_RING = 16;
-    /** Datagram bytes a trimmed packet keeps: the transport's headers. */
-    public static final int TRIM_BYTES = io.metaroce.core.wire.Packet.TRIMMED_LENGTH;
 
     /**
      * What the serial modes (PFC, ECN at dequeue, trimming) and the rare events (drops, pauses) keep: in an object
@@ -309,7 +307,7 @@ public final class SwitchPort implements EventHandler {
     /** Cuts {@code p} to its headers into the priority queue; false when that queue is full too. */
     private boolean trim(Packet p) {
         int length = p.length;
-        p.length = Math.min(length, TRIM_BYTES);
+        p.length = Math.min(length, io.metaroce.core.wire.Packet.TRIMMED_LENGTH); // the headers (REL-17)
         int wire = wireLength(p);
         if (rare.prioBytes + wire > bufferBytes / 8) {
             p.length = length;
