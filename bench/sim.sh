@@ -8,11 +8,12 @@
 # each, with the memory per connection (peak RSS minus the RSS before the connections were made, over the flows).
 #
 # Usage: bench/sim.sh [--k 8,16,32] [--seed S] [--paths P] [--warmups N] [--flow-bytes B] [--payload on|off]
-#                     [--trimming on|off] [--no-alltoall] [--no-build]
+#                     [--trimming on|off] [--set engine.KEY=VALUE]... [--no-alltoall] [--no-build]
 #        bench/sim.sh --cold N     # cold start: N rounds of './metaroce --version' and a cold 128-host
 #                                  # './metaroce sim bench --k 8 --warmups 0', without and with the AOT cache
 # (--payload off, the default, elides payload bytes in the engines as htsim carries none; on moves every byte;
-# --trimming on: switches trim what their buffers cannot take, as htsim's UEC switches do, and receivers NAK it, REL-17)
+# --trimming on: switches trim what their buffers cannot take, as htsim's UEC switches do, and receivers NAK it, REL-17;
+# --set engine.KEY=VALUE: any engine setting, as in an experiment file, e.g. --set engine.paths=64)
 # Environment: JAVA_OPTS (default: gc_opts below and -Xmx per size: heap_for), JAVA_HOME.
 # Prints, per size: data packets per wall-second, events per second, events per data packet, wall time, peak
 # RSS (VmHWM, the whole process), the live heap after the run and flows completed; then one summary table.
@@ -37,8 +38,8 @@ while (($#)); do
     --no-build) build=0; shift ;;
     --no-alltoall) alltoall=0; shift ;;
     --cold) cold="$2"; shift 2 ;;
-    --seed|--paths|--warmups|--flow-bytes|--limit-ms|--payload|--trimming) pass+=("$1" "$2"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --seed|--paths|--warmups|--flow-bytes|--limit-ms|--payload|--trimming|--set) pass+=("$1" "$2"); shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done

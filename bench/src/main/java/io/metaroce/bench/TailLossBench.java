@@ -27,7 +27,7 @@ import java.util.SplittableRandom;
  * the message time (p50 / p99 / mean) over all messages, and {@code tail_recovery_us}: for the messages that lost a
  * packet, the time from the message's last original transmission to its completion (p50 / p99), beside the same
  * time for messages that lost nothing. Usage: {@code bench/tail-loss.sh [--loss 0.01] [--bytes 256KiB]
- * [--messages 2000] [--paths 16] [--seed 1]}.
+ * [--messages 2000] [--paths 16] [--seed 1] [--tail-copy true] [--tail-probes 2] [--missing-nak false]}.
  */
 public final class TailLossBench {
     private TailLossBench() {
@@ -41,6 +41,7 @@ public final class TailLossBench {
         long seed = 1;
         boolean tailCopy = true;
         int tailProbes = new EngineConfig().tailProbes;
+        boolean missingNak = new EngineConfig().missingNak;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 fail("option " + args[i] + " needs a value");
@@ -55,7 +56,8 @@ public final class TailLossBench {
                     case "--seed" -> seed = Long.parseLong(v);
                     case "--tail-copy" -> tailCopy = Boolean.parseBoolean(v);
                     case "--tail-probes" -> tailProbes = Integer.parseInt(v);
-                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy --tail-probes)");
+                    case "--missing-nak" -> missingNak = Boolean.parseBoolean(v);
+                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy --tail-probes --missing-nak)");
                 }
             } catch (IllegalArgumentException e) {
                 fail("bad value for " + args[i] + ": " + e.getMessage());
@@ -65,7 +67,7 @@ public final class TailLossBench {
                 || tailProbes < 1 || tailProbes > 8) {
             fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1, 1 <= tail-probes <= 8");
         }
-        run(loss, (int) bytes, messages, paths, seed, tailCopy, tailProbes);
+        run(loss, (int) bytes, messages, paths, seed, tailCopy, tailProbes, missingNak);
     }
 
     private static void fail(String msg) {
@@ -74,9 +76,9 @@ public final class TailLossBench {
     }
 
     private static void run(double loss, int bytes, int messages, int paths, long seed, boolean tailCopy,
-                            int tailProbes) {
+                            int tailProbes, boolean missingNak) {
         EngineConfig cfg = new EngineConfig().paths(paths).planes(Math.min(4, paths)).mtu(4096)
-                .txRateBps(100_000_000_000L).tailCopy(tailCopy).tailProbes(tailProbes);
+                .txRateBps(100_000_000_000L).tailCopy(tailCopy).tailProbes(tailProbes).missingNak(missingNak);
         Network net = Network.datacenter(seed, 2, cfg);
         SplittableRandom drops = new SplittableRandom(seed * 31 + 7);
         boolean[] lost = new boolean[messages];
@@ -150,8 +152,8 @@ public final class TailLossBench {
         }
         long lossless = (long) bytes * 8 / 100; // ns at 100 Gb/s
         System.out.printf("tail-loss: %d messages of %d B, %d paths, loss %.3f%% of all datagrams (end to end), "
-                + "seed %d, 100 Gb/s, 1 us links, tail copies %s, %d tail-loss probe(s) per progress%n", messages, bytes,
-                paths, loss * 100, seed, tailCopy ? "on" : "off", tailProbes);
+                + "seed %d, 100 Gb/s, 1 us links, tail copies %s, %d tail-loss probe(s) per progress, MISSING NAKs %s%n",
+                messages, bytes, paths, loss * 100, seed, tailCopy ? "on" : "off", tailProbes, missingNak ? "on" : "off");
         System.out.printf("message_us            p50 %.1f  p99 %.1f  mean %.1f  (serialisation alone %.1f)%n",
                 pct(messageNs, 50), pct(messageNs, 99), mean(messageNs), lossless / 1e3);
         System.out.printf("tail_recovery_us      p50 %.1f  p90 %.1f  p99 %.1f  max %.1f  over %d messages that lost a "
@@ -159,11 +161,11 @@ public final class TailLossBench {
         System.out.printf("tail_us (no loss)     p50 %.1f  p99 %.1f  over %d messages%n",
                 pct(cleanTail, 50), pct(cleanTail, 99), cleanTail.length);
         System.out.printf("counters              retransmits %d  timeouts %d  sack_gaps %d  rack_losses %d  "
-                        + "tail_losses %d  tail_copies %d  tx_probes %d  (wall %d ms)%n",
+                        + "tail_losses %d  tail_copies %d  tx_probes %d  missing_losses %d  (wall %d ms)%n",
                 a.counters().get(Counter.RETRANSMITS), a.counters().get(Counter.TIMEOUTS),
                 a.counters().get(Counter.SACK_GAPS), a.counters().get(Counter.RACK_LOSSES),
                 a.counters().get(Counter.TAIL_LOSSES), a.counters().get(Counter.TAIL_COPIES),
-                a.counters().get(Counter.TX_PROBES), wallMs);
+                a.counters().get(Counter.TX_PROBES), a.counters().get(Counter.MISSING_LOSSES), wallMs);
         System.out.printf("path 0                srtt %.1f us  rttvar %.1f us  min rtt %.1f us%n",
                 qa.path(0).srttNs() / 1e3, qa.path(0).rttvarNs() / 1e3, qa.path(0).minRttNs() / 1e3);
     }

@@ -18,6 +18,8 @@ import io.metaroce.sim.fabric.FabricConfig;
 import io.metaroce.sim.fabric.Link;
 import io.metaroce.sim.fabric.PacketPool;
 import io.metaroce.sim.fabric.SwitchPort;
+import io.metaroce.sim.experiment.SpecFields;
+import io.metaroce.sim.run.ExperimentSpec;
 import io.metaroce.sim.run.Simulation;
 import io.metaroce.sim.topology.Topologies;
 import io.metaroce.sim.transport.Host;
@@ -30,6 +32,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -52,7 +56,9 @@ import java.util.SplittableRandom;
  * ordered pair of hosts on its own connection, 512 KiB each unless {@code --flow-bytes}, htsim's all-to-all; the
  * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows),
  * {@code --trimming on|off} (off; on: switches trim what their buffer cannot take to its headers and forward it ahead of
- * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17).
+ * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17), {@code --set engine.KEY=VALUE}
+ * (repeatable: any engine setting, written as in an experiment file, e.g. {@code --set engine.paths=64}; the defaults
+ * are the engine's own but for the MTU, paths, one plane and the host's line rate).
  */
 public final class SimBench {
     private SimBench() {
@@ -60,7 +66,7 @@ public final class SimBench {
 
     /** Benchmark parameters, from the command line. */
     record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload,
-                  boolean allToAll, boolean trimming) {
+                  boolean allToAll, boolean trimming, List<String> engineSets) {
         static Params parse(String[] args) {
             int k = 8;
             long flowBytes = -1;
@@ -71,13 +77,15 @@ public final class SimBench {
             long limitMs = 1_000;
             boolean payload = false;
             boolean trimming = false;
+            List<String> engineSets = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException("missing value after " + a);
                 }
                 String v = args[++i];
-                boolean word = a.equals("--workload") || a.equals("--payload") || a.equals("--trimming");
+                boolean word = a.equals("--workload") || a.equals("--payload") || a.equals("--trimming")
+                        || a.equals("--set");
                 if (!word && !v.matches("-?[0-9]{1,18}")) {
                     throw new IllegalArgumentException(a + " expects a whole number, got '" + v + "'");
                 }
@@ -96,15 +104,27 @@ public final class SimBench {
                     };
                     case "--payload" -> payload = onOff(a, v);
                     case "--trimming" -> trimming = onOff(a, v);
+                    case "--set" -> engineSets.add(engineSetting(v));
                     default -> throw new IllegalArgumentException("unknown option " + a
                             + " (options: --k --workload --flow-bytes --seed --paths --warmups --limit-ms --payload"
-                            + " --trimming)");
+                            + " --trimming --set)");
                 }
             }
             if (flowBytes < 0) {
                 flowBytes = allToAll ? 512 * 1024 : 2_000_000; // htsim's scenarios
             }
-            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll, trimming);
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll, trimming,
+                    List.copyOf(engineSets));
+        }
+
+        /** {@code engine.KEY=VALUE}, checked against the engine's settings now so a typo fails before any run. */
+        private static String engineSetting(String v) {
+            int eq = v.indexOf('=');
+            if (!v.startsWith("engine.") || eq < 0) {
+                throw new IllegalArgumentException("--set takes engine.KEY=VALUE, got '" + v + "'");
+            }
+            engineConfig(List.of(v), new EngineConfig());
+            return v;
         }
 
         private static boolean onOff(String option, String v) {
@@ -116,12 +136,31 @@ public final class SimBench {
         }
     }
 
+    /**
+     * {@code base} with the {@code engine.KEY=VALUE} settings applied (by the experiment files' rules: units, named
+     * errors), validated; an unknown key or a bad value is an {@link IllegalArgumentException} naming it.
+     */
+    static EngineConfig engineConfig(List<String> sets, EngineConfig base) {
+        ExperimentSpec spec = new ExperimentSpec();
+        EngineConfig ec = spec.engine;
+        ec.mtu(base.mtu).paths(base.paths).planes(base.planes).txRateBps(base.txRateBps);
+        try {
+            for (String s : sets) {
+                int eq = s.indexOf('=');
+                SpecFields.set(spec, s.substring(0, eq), s.substring(eq + 1));
+            }
+            return ec.copy().validate();
+        } catch (SpecFields.SpecException e) {
+            throw new IllegalArgumentException("--set " + e.getMessage());
+        }
+    }
+
     /** Runs the benchmark; see the class comment for the arguments. */
     public static void main(String[] args) {
         Params p = Params.parse(args);
         for (int w = 0; w < p.warmups(); w++) {
             Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs(),
-                    p.payload(), false, p.trimming()));
+                    p.payload(), false, p.trimming(), p.engineSets()));
             b.run();
             System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
                     b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.flows);
@@ -170,7 +209,8 @@ public final class SimBench {
             FabricConfig fc = fabric(p.k()).trimming(p.trimming());
             int n = fc.hosts;
             SplittableRandom master = new SplittableRandom(p.seed());
-            EngineConfig ec = new EngineConfig().mtu(4086).paths(p.paths()).planes(1).txRateBps(fc.hostRateBps);
+            EngineConfig ec = engineConfig(p.engineSets(),
+                    new EngineConfig().mtu(4086).paths(p.paths()).planes(1).txRateBps(fc.hostRateBps));
             ec.elidePayload = !p.payload(); // htsim carries no payload either
             Engine[] engines = new Engine[n];
             for (int i = 0; i < n; i++) {
@@ -299,7 +339,10 @@ public final class SimBench {
             double liveMb = liveHeapBytes() / 1048576.0; // after the peak was read: the collection it runs adds none
             System.out.printf("k=%d hosts=%d workload=%s paths=%d flows=%d completed=%d flowBytes=%d simulated=%.1f us "
                             + "goodput=%.1f Gb/s%n", p.k(), hosts.length, p.allToAll() ? "alltoall" : "permutation",
-                    p.paths(), flows, completed, p.flowBytes(), simPs / 1e6, goodput);
+                    hosts[0].engine().config().paths, flows, completed, p.flowBytes(), simPs / 1e6, goodput);
+            if (!p.engineSets().isEmpty()) {
+                System.out.println("engine settings: " + String.join(" ", p.engineSets()));
+            }
             if (completed > 0) {
                 // completions arrive in time order: the array is sorted
                 System.out.printf("fct: p50=%.1f us p90=%.1f us p99=%.1f us max=%.1f us (%d flows)%n",

@@ -1,5 +1,6 @@
 package io.metaroce.cli.sim;
 
+import io.metaroce.core.EngineConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -30,6 +31,26 @@ class SimBenchTest {
         assertEquals("--k expects a whole number, got 'eight'", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> SimBench.Params.parse(new String[] {"--trimming"}));
         assertEquals("missing value after --trimming", e.getMessage());
+    }
+
+    @Test
+    void engineSettingsAreAppliedAndBadOnesAreOneLineErrors() {
+        SimBench.Params p = SimBench.Params.parse(new String[] {"--set", "engine.paths=64", "--set",
+                "engine.minRtoNs=50us"});
+        EngineConfig ec = SimBench.engineConfig(p.engineSets(), new EngineConfig().mtu(4086).paths(16));
+        assertEquals(64, ec.paths, "--set wins over the bench's own paths");
+        assertEquals(50_000, ec.minRtoNs, "values take units as in an experiment file");
+        assertEquals(4086, ec.mtu, "the bench's other settings stay");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SimBench.Params.parse(new String[] {"--set", "fabric.hosts=4"}));
+        assertEquals("--set takes engine.KEY=VALUE, got 'fabric.hosts=4'", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> SimBench.Params.parse(new String[] {"--set", "engine.bogus=1"}));
+        assertTrue(e.getMessage().startsWith("--set engine.bogus: unknown field 'bogus'"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> SimBench.Params.parse(new String[] {"--set", "engine.lossBeta=2"}));
+        assertEquals("lossBeta must be in [0, 1)", e.getMessage());
+        assertFalse(e.getMessage().contains("\n"));
     }
 
     @Test
