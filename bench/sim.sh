@@ -39,7 +39,7 @@ while (($#)); do
     --no-alltoall) alltoall=0; shift ;;
     --cold) cold="$2"; shift 2 ;;
     --seed|--paths|--warmups|--flow-bytes|--limit-ms|--payload|--trimming|--set) pass+=("$1" "$2"); shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
