@@ -76,19 +76,19 @@ class ExperimentsScaledTest {
     }
 
     /**
-     * E1's scaled run (its permutation and error-completion checks must pass) with its two known failures, the
-     * all-reduce's ratios at 1% and 10% loss per link, checked to still fail: when one passes, this test fails so
-     * that E1 goes back among the files whose every check must pass. Why they fail (issue 10): a ring all-reduce of
-     * 16 MiB is a chain of short steps, each lossy step paying at least a round trip; the README's E1 row derives
-     * 0.61 of lossless as the most any retransmitting transport can keep at 1% per link on 64 hosts. Measured
-     * 2026-12-02 (`./metaroce sim run experiments/e1-loss.yaml --scaled`): 0.823 and 0.385 (checks 0.86 and 0.5);
-     * permutation 0.928 and 0.590.
+     * E1's scaled run (its permutation, error-completion and 1%-loss all-reduce checks must pass) with its known
+     * failure, the all-reduce's ratio at 10% loss per link, checked to still fail: when it passes, this test fails so
+     * that E1 goes back among the files whose every check must pass. Why it fails (issue 10): a ring all-reduce of
+     * 16 MiB is a chain of short steps, each lossy step paying at least a round trip, and at 10% per link (~21% end
+     * to end between ring neighbours) most steps lose a packet. Measured 2026-12-03 (`./metaroce sim run
+     * experiments/e1-loss.yaml --scaled --set seed=S`, seeds 1-3), with REL-16's NAK MISSING on by default:
+     * all-reduce 0.908 / 0.903 / 0.887 at 1% (0.818 / 0.799 / 0.827 without it, when this check failed too) and
+     * 0.437 / 0.458 / 0.436 at 10% (check 0.5); permutation 0.887 / 0.859 / 0.912 and 0.588 / 0.501 / 0.531.
      */
     @Test
-    void e1LossScaledRunPassesAllButTheAllReduceRatios(@TempDir Path out) throws IOException {
+    void e1LossScaledRunPassesAllButTheAllReduceRatioAtTenPercent(@TempDir Path out) throws IOException {
         List<String> failures = run("e1-loss.yaml", out);
         List<String> known = List.of(
-                "allreduce,transport=metaroce,linkLoss=0.01: goodput_ratio_vs_lossless >= 0.86",
                 "allreduce,transport=metaroce,linkLoss=0.1: goodput_ratio_vs_lossless >= 0.5");
         for (String k : known) {
             assertTrue(failures.stream().anyMatch(f -> f.contains(k)),

@@ -1,5 +1,7 @@
 package io.metaroce.core;
 
+import java.util.Arrays;
+
 /**
  * The responder's view of the requester's messages (spec ORD-*): MSNs in [retireMsn, retireMsn + window) are
  * tracked with a per-message segment bitmap so each segment is placed at most once; messages retire in MSN
@@ -33,6 +35,19 @@ final class InboundMessages {
         /** REL-16: segments below this were checked (each hole is NAKed once); the path the NAK goes on. */
         int nakUpTo;
         int nakPath;
+        /** REL-16/REL-17: segments NAKed TRIMMED, not to be reported MISSING (null until the message's first trim). */
+        long[] trimmedBits;
+
+        void markTrimmed(int seg) {
+            if (trimmedBits == null || trimmedBits.length < (segments + 63) >>> 6) {
+                trimmedBits = new long[(segments + 63) >>> 6];
+            }
+            trimmedBits[seg >>> 6] |= 1L << seg;
+        }
+
+        boolean trimmed(int seg) {
+            return trimmedBits != null && (seg >>> 6) < trimmedBits.length && SendWqe.bit(trimmedBits, seg);
+        }
     }
 
     private static final int INITIAL = 8;
@@ -91,6 +106,16 @@ final class InboundMessages {
         mask = n - 1;
     }
 
+    /** The entry of {@code msn} if a segment of it arrived and it has not retired; null otherwise. */
+    Msg openEntry(int msn) {
+        int rel = msn - retireMsn;
+        if (rel < 0 || rel >= ring.length) {
+            return null;
+        }
+        Msg m = ring[msn & mask];
+        return m != null && m.active && m.msn == msn ? m : null;
+    }
+
     /** Slots of the ring, for a scan over the tracked messages (REL-16); entries may be null or inactive. */
     int slots() {
         return ring.length;
@@ -115,6 +140,9 @@ final class InboundMessages {
         m.hiSeg = -1;
         m.dueNs = Engine.NO_DEADLINE;
         m.nakUpTo = 0;
+        if (m.trimmedBits != null) {
+            Arrays.fill(m.trimmedBits, 0);
+        }
         return m;
     }
 }

@@ -2,18 +2,36 @@ package io.metaroce.core;
 
 import io.metaroce.core.wire.NakHeader;
 
+import java.util.Arrays;
+
 /**
  * REL-16, the receiver's side of loss detection: a segment of a message that is still missing when a later segment
  * of the same message has arrived, and the lag the peer's slowest recent path could explain ({@link OneWayDelay})
  * plus a margin has passed, is reported to the sender at once with a NAK {@code MISSING} naming the message and the
  * segment's offset. The sender cannot see such a loss when the lost packet was the last one on its path (no later
  * PSN on that path is acknowledged); this names it half a round trip after the receiver knows, instead of a probe
- * or a timeout later. Each hole of a message is reported once; what happens to the resend is the sender's business.
+ * or a timeout later. Each hole of a message is reported once, and a hole already NAKed TRIMMED (REL-17) is not
+ * reported again; what happens to the resend is the sender's business.
  */
 final class MissingSegments {
     private final QpCore c;
     /** The earliest pending check of any message of this QP (NO_DEADLINE: none). */
     long dueNs = Engine.NO_DEADLINE;
+    /**
+     * Whether this QP sends NAK MISSING: {@link EngineConfig#missingNak}, unless its peer did not announce that it
+     * understands them (CM-13's {@code CAP_MISSING_NAK}). Set by the QP once its configuration is known.
+     */
+    boolean enabled;
+    /**
+     * Segments NAKed TRIMMED before any segment of their message arrived (the message is not open yet): the last
+     * {@value #EARLY_TRIMS} of them, as (MSN, segment index; -1: free), taken over when their message opens. Null
+     * until the QP's first such trim (a sender's first window into a full buffer can be trimmed whole: 7 senders'
+     * first windows into 64 KB buffers left up to 32 per QP).
+     */
+    private int[] earlyMsn;
+    private int[] earlySeg;
+    private int earlyNext;
+    private static final int EARLY_TRIMS = 64;
 
     MissingSegments(QpCore c) {
         this.c = c;
@@ -21,6 +39,9 @@ final class MissingSegments {
 
     void reset() {
         dueNs = Engine.NO_DEADLINE;
+        if (earlySeg != null) {
+            Arrays.fill(earlySeg, -1);
+        }
     }
 
     /**
@@ -29,8 +50,11 @@ final class MissingSegments {
      * it on another path may be late rather than lost). Call after counting it and before the message may retire.
      */
     void onSegment(InboundMessages.Msg m, int segIdx, long nowNs, long sentTs, Path p, boolean ce) {
-        if (!c.cfg.missingNak) {
+        if (!enabled) {
             return;
+        }
+        if (m.count == 1 && earlySeg != null) {
+            adoptEarlyTrims(m); // the message's first segment: it opened just now
         }
         OneWayDelay owd = p.peer == null ? null : p.peer.oneWayDelay;
         if (owd != null) {
@@ -52,6 +76,50 @@ final class MissingSegments {
             m.dueNs = m.hiDueNs;
             if (m.dueNs < dueNs) {
                 dueNs = m.dueNs;
+            }
+        }
+    }
+
+    /**
+     * REL-16 with REL-17: segment {@code segIdx} of message {@code msn} arrived trimmed and was NAKed TRIMMED; a check
+     * that finds its hole later does not report it again. For a message none of whose segments has arrived yet, the
+     * last few such segments are remembered until it opens (a MISSING NAK for one forgotten is only stale at the
+     * sender, never an error).
+     */
+    void onTrimmed(int msn, int segIdx) {
+        if (!enabled) {
+            return;
+        }
+        if (segIdx < 0) {
+            return;
+        }
+        InboundMessages.Msg m = c.inbound.openEntry(msn);
+        if (m != null) {
+            if (segIdx < m.segments) {
+                m.markTrimmed(segIdx);
+            }
+            return;
+        }
+        int rel = c.inbound.relative(msn);
+        if (rel >= 0 && rel < c.inbound.window) {
+            if (earlySeg == null) {
+                earlyMsn = new int[EARLY_TRIMS];
+                earlySeg = new int[EARLY_TRIMS];
+                Arrays.fill(earlySeg, -1);
+            }
+            earlyMsn[earlyNext] = msn;
+            earlySeg[earlyNext] = segIdx;
+            earlyNext = (earlyNext + 1) % EARLY_TRIMS;
+        }
+    }
+
+    private void adoptEarlyTrims(InboundMessages.Msg m) {
+        for (int i = 0; i < EARLY_TRIMS; i++) {
+            if (earlySeg[i] >= 0 && earlyMsn[i] == m.msn) {
+                if (earlySeg[i] < m.segments) {
+                    m.markTrimmed(earlySeg[i]);
+                }
+                earlySeg[i] = -1;
             }
         }
     }
@@ -93,7 +161,7 @@ final class MissingSegments {
     private void nakHoles(InboundMessages.Msg m, int below) {
         int mtu = c.cfg.mtu;
         for (int s = m.nakUpTo; s < below; s++) {
-            if (SendWqe.bit(m.bits, s)) {
+            if (SendWqe.bit(m.bits, s) || m.trimmed(s)) {
                 continue;
             }
             if (c.naks.pushNak(m.nakPath, (int) m.dueSentTs, m.msn, NakHeader.CODE_MISSING, s * mtu)) {

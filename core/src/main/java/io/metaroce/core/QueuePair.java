@@ -68,6 +68,21 @@ public final class QueuePair extends Timed {
         this.timers = new QpTimers(c, recovery, rack, prober);
     }
 
+    /**
+     * REL-16, CM-13: this QP sends no NAK MISSING, because its peer did not announce that it understands them
+     * ({@code CAP_MISSING_NAK} missing from its CM_REQ or CM_REP: a version before REL-16, which would take code 7 for
+     * an unknown NAK and fail the connection). The QP's own detection (REL-3, REL-14, RTO-6) finds those losses
+     * instead. A reset to RESET turns them back on as {@link EngineConfig#missingNak} says.
+     */
+    public void disableMissingNaks() {
+        c.missing.enabled = false;
+    }
+
+    /** REL-16: whether this QP reports missing segments to its peer with NAK MISSING. */
+    public boolean sendsMissingNaks() {
+        return c.missing.enabled;
+    }
+
     // =====================================================================================================
     // Getters
     // =====================================================================================================
@@ -181,6 +196,7 @@ public final class QueuePair extends Timed {
         auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
         writer.auth = null;
         writer.keyUpdates = null;
+        c.missing.enabled = c.cfg.missingNak; // REL-16: the next peer announces its own capabilities
         // A reconnected QP starts its MSN, RSN and queue serials afresh (serials index by MSN).
         c.sq.reset();
         c.rsq.reset();

@@ -113,6 +113,7 @@ final class Responder {
         } else {
             data.wrap(seg, BaseHeader.LENGTH);
             queueNak(p.id, psn, data.msn(), NakHeader.CODE_TRIMMED, data.offset());
+            c.missing.onTrimmed(data.msn(), data.offset() / c.cfg.mtu); // REL-16: reported once, as TRIMMED
         }
     }
 

@@ -82,7 +82,8 @@ public final class DeviceOptions {
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
                 .ackHoldWindowNs(2_000_000_000L).pacingBurstBytes(REAL_BURST_BYTES).txQuantumBytes(REAL_BURST_BYTES)
-                .missingNakMarginNs(1_000_000)
+                // REL-16: opt-in here (perf --missing-nak): on the test bed its gain was within the noise
+                .missingNak(false).missingNakMarginNs(1_000_000)
                 // PATH-13: a software datapath's probes cost the agent's CPU, not the line's bandwidth: the fixed
                 // budget, not 1% of the line rate
                 .maxProbesPerSecond(EngineConfig.FALLBACK_PROBES_PER_SECOND);

@@ -29,7 +29,7 @@ public final class Values {
             Map.entry("MISSING", (long) NakHeader.CODE_MISSING),
             Map.entry("TRIMMED", (long) NakHeader.CODE_TRIMMED),
             Map.entry("NO_RESOURCES", 1L), Map.entry("INVALID_PARAMS", 2L), Map.entry("UNSUPPORTED", 3L),
-            Map.entry("CONSUMER", 4L), Map.entry("STALE", 5L), Map.entry("CAP_AUTH", 1L), Map.entry("CAP_ENCRYPT", 2L), Map.entry("CE", 3L),
+            Map.entry("CONSUMER", 4L), Map.entry("STALE", 5L), Map.entry("CAP_AUTH", 1L), Map.entry("CAP_ENCRYPT", 2L), Map.entry("CAP_MISSING_NAK", 4L), Map.entry("CE", 3L),
             Map.entry("ECT0", 2L), Map.entry("ECT1", 1L), Map.entry("NOT_ECT", 0L));
 
     private Values() {

@@ -15,7 +15,8 @@ import java.util.List;
  * @param initialPsn   the first PSN the sender will use on every path
  * @param mtu          payload bytes per data packet the sender proposes (REQ) or accepts (REP)
  * @param paths        number of paths the sender proposes (REQ) or accepts (REP), 1..256
- * @param capabilities capability bits ({@link #CAP_AUTH}, {@link #CAP_ENCRYPT}: spec AUTH-9)
+ * @param capabilities capability bits ({@link #CAP_AUTH}, {@link #CAP_ENCRYPT}: spec AUTH-9; {@link #CAP_MISSING_NAK}:
+ *                     CM-13)
  * @param udpPort      the UDP port the sender receives on
  * @param reason       reject reason (CM_REJ) or 0
  * @param planes       the sender's address per plane: 4 bytes (IPv4) or 16 bytes (IPv6) each
@@ -27,6 +28,11 @@ public record CmMessage(int opcode, long connectionId, int senderQpn, int peerQp
     public static final int CAP_AUTH = 1;
     /** Capability bit 1: payloads encrypted, only with {@link #CAP_AUTH} (spec AUTH-9). */
     public static final int CAP_ENCRYPT = 2;
+    /**
+     * Capability bit 2: the sender understands NAK code MISSING (spec REL-16, CM-13), so its peer may send them; a
+     * version before REL-16 leaves it 0 and would take code 7 for an unknown NAK.
+     */
+    public static final int CAP_MISSING_NAK = 4;
 
     public CmMessage {
         if (!Opcode.isCm(opcode)) {

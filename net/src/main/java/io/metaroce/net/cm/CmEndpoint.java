@@ -82,8 +82,8 @@ public final class CmEndpoint {
         c.localPsn = psn;
         c.deadlineNs = deadlineNs;
         EngineConfig cfg = host.config();
-        CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths, offeredCaps(),
-                host.udpPort(), 0, host.planeAddresses());
+        CmMessage req = new CmMessage(Opcode.CM_REQ, cid, qp.qpn(), 0, psn, cfg.mtu, cfg.paths,
+                offeredCaps() | CmMessage.CAP_MISSING_NAK, host.udpPort(), 0, host.planeAddresses()); // CM-13
         c.req = req;
         conns.put(c);
         wire.send(nowNs, req, remote);
@@ -264,6 +264,10 @@ public final class CmEndpoint {
             return true;
         }
         int caps = psk == null ? 0 : CmMessage.CAP_AUTH | (req.capabilities() & offeredCaps() & CmMessage.CAP_ENCRYPT);
+        boolean peerTakesMissing = (req.capabilities() & CmMessage.CAP_MISSING_NAK) != 0; // CM-13, REL-16
+        if (peerTakesMissing) {
+            caps |= CmMessage.CAP_MISSING_NAK;
+        }
         QueuePair qp;
         try {
             qp = host.newQp();
@@ -279,6 +283,9 @@ public final class CmEndpoint {
         if (psk != null) { // AUTH-3, AUTH-9: keys before RTR, from the values of the REQ and of our REP
             qp.enableAuth(AuthKeys.derive(psk, req.connectionId(), req.senderQpn(), qp.qpn(), req.initialPsn(),
                     c.localPsn, false, (caps & CmMessage.CAP_ENCRYPT) != 0));
+        }
+        if (!peerTakesMissing) {
+            qp.disableMissingNaks(); // an initiator before REL-16 would fail the connection on code 7
         }
         qp.modifyToRtr(host.peerHandle(remote, req), req.senderQpn(), req.initialPsn());
         List<byte[]> mine = host.planeAddresses();
@@ -354,6 +361,9 @@ public final class CmEndpoint {
         }
         c.peerQpn = rep.senderQpn();
         c.disarm();
+        if ((rep.capabilities() & CmMessage.CAP_MISSING_NAK) == 0) {
+            c.qp.disableMissingNaks(); // CM-13, REL-16: a listener before REL-16 would fail the connection on code 7
+        }
         c.qp.modifyToRtr(host.peerHandle(remote, rep), rep.senderQpn(), rep.initialPsn());
         c.qp.modifyToRts(c.localPsn);
         c.state = CmState.ESTABLISHED;

@@ -7,9 +7,11 @@ import io.metaroce.core.ProtectionDomain;
 import io.metaroce.core.QpState;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.wire.CmMessage;
+import io.metaroce.core.wire.Opcode;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -337,6 +339,68 @@ class CmEndpointTest {
         assertEquals(0, b.cm.connectionCount());
         assertEquals(200, a.cm.counter(CmCounter.CM_ESTABLISHED));
         assertFalse(a.disconnects.isEmpty());
+    }
+
+    /**
+     * CM-13, REL-16: both sides of this version announce CAP_MISSING_NAK and their QPs send NAK MISSING; a peer that
+     * does not announce it (a version before REL-16, which would fail the connection on code 7) gets none, whichever
+     * side it is on.
+     */
+    @Test
+    void missingNaksGoOnlyToAPeerThatAnnouncedIt() {
+        Link link = pair(1024, 2, 1024, 2, true);
+        List<CmMessage> seen = new ArrayList<>();
+        CmCodec codec = new CmCodec(new long[CmCounter.values().length]);
+        link.drop = d -> {
+            seen.add(codec.parse(MemorySegment.ofArray(d.bytes()), false));
+            return false;
+        };
+        QueuePair qa = link.a.freshQp();
+        link.a.cm.connect(0, qa, 51, 7, B, Engine.NO_DEADLINE);
+        link.run(1_000_000);
+        assertEquals(QpState.RTS, qa.state());
+        assertTrue((seen.get(0).capabilities() & CmMessage.CAP_MISSING_NAK) != 0, "the REQ announces it");
+        assertTrue((seen.get(1).capabilities() & CmMessage.CAP_MISSING_NAK) != 0, "the REP answers it");
+        assertTrue(qa.sendsMissingNaks());
+        assertTrue(link.b.accepted.get(0).sendsMissingNaks());
+
+        // an older initiator: its REQ has no CAP_MISSING_NAK; the listener's QP sends it none, its REP says so
+        seen.clear();
+        CmMessage old = new CmMessage(Opcode.CM_REQ, 52, 900, 0, 0x100, 1024, 2, 0, 4793, 0,
+                List.of(new byte[] {10, 0, 0, 1}));
+        MemorySegment buf = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
+        int len = codec.encode(old, link.now, buf, null, 0);
+        link.b.cm.handle(link.now, buf, len, A);
+        QueuePair forOld = null;
+        for (QueuePair q : link.b.engine.queuePairs()) {
+            forOld = q.remoteQpn() == 900 ? q : forOld;
+        }
+        assertNotNull(forOld, "the listener made a QP for the older initiator (RTR, awaiting its RTU)");
+        assertFalse(forOld.sendsMissingNaks(), "no NAK MISSING to a peer that did not announce it");
+        assertEquals(0, seen.get(0).capabilities() & CmMessage.CAP_MISSING_NAK, "the REP does not announce it either");
+
+        // an older listener: its REP has no CAP_MISSING_NAK; the initiator's QP sends it none
+        link.drop = d -> {
+            CmMessage m = codec.parse(MemorySegment.ofArray(d.bytes()), false);
+            if (m == null || m.opcode() != Opcode.CM_REP) {
+                return false;
+            }
+            CmMessage older = new CmMessage(m.opcode(), m.connectionId(), m.senderQpn(), m.peerQpn(), m.initialPsn(),
+                    m.mtu(), m.paths(), m.capabilities() & ~CmMessage.CAP_MISSING_NAK, m.udpPort(), m.reason(),
+                    m.planes());
+            MemorySegment out = MemorySegment.ofArray(new byte[CmCodec.MAX_LENGTH]);
+            int n = codec.encode(older, link.now, out, null, 0);
+            link.inFlight.add(new Link.Dgram(d.from(), d.to(), out.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE)));
+            return true;
+        };
+        QueuePair qa2 = link.a.freshQp();
+        link.a.cm.connect(0, qa2, 53, 7, B, Engine.NO_DEADLINE);
+        link.run(1_000_000);
+        assertEquals(QpState.RTS, qa2.state());
+        assertFalse(qa2.sendsMissingNaks());
+        assertTrue(link.b.accepted.get(1).sendsMissingNaks(), "the listener's QP: its peer announced it");
+        qa2.modifyToReset();
+        assertTrue(qa2.sendsMissingNaks(), "a reset QP's next peer announces its own");
     }
 
     private static int lastRemote(Side a, QueuePair qa) {
