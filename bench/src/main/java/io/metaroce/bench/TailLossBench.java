@@ -27,7 +27,7 @@ import java.util.SplittableRandom;
  * the message time (p50 / p99 / mean) over all messages, and {@code tail_recovery_us}: for the messages that lost a
  * packet, the time from the message's last original transmission to its completion (p50 / p99), beside the same
  * time for messages that lost nothing. Usage: {@code bench/tail-loss.sh [--loss 0.01] [--bytes 256KiB]
- * [--messages 2000] [--paths 16] [--seed 1] [--tail-copy true] [--tail-probes 2] [--missing-nak false]}.
+ * [--messages 2000] [--paths 16] [--seed 1] [--tail-copy true] [--tail-probes 2] [--missing-nak true]}.
  */
 public final class TailLossBench {
     private TailLossBench() {
