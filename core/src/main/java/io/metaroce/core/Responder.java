@@ -76,11 +76,11 @@ final class Responder {
         if ((base.flags() & BaseHeader.FLAG_ACK_REQ) != 0) {
             // ACK-10: the end of a message (or a resend): every path's held-back ACK goes now, so the sender
             // learns the message's fate at once instead of an ackDelay later on the other paths; a resend or a
-            // tail copy also repeats every other path's acknowledgement: the sender resends when it lacks news,
-            // and the ACK it lacks (say the message's final bundle) may be what was lost
+            // tail copy also repeats every other path's acknowledgement (not one acknowledged within ackDelay): the
+            // sender resends when it lacks news, and the ACK it lacks (say the message's final bundle) may be lost
             boolean resend = (base.flags() & BaseHeader.FLAG_RETRANSMIT) != 0;
             for (Path q : c.paths) {
-                if (q != null && (q.rxPending > 0 || resend && q.rxPackets() > 0)) {
+                if (q != null && (q.rxPending > 0 || resend && q.rxReackDue(nowNs, c.cfg.ackDelayNs))) {
                     q.ackNow = true;
                 }
             }
@@ -116,7 +116,9 @@ final class Responder {
         } else {
             data.wrap(seg, BaseHeader.LENGTH);
             queueNak(p.id, psn, data.msn(), NakHeader.CODE_TRIMMED, data.offset());
-            c.missing.onTrimmed(data.msn(), data.offset() / c.cfg.mtu); // REL-16: reported once, as TRIMMED
+            if (base.opcode() != Opcode.READ_RESP) { // a READ response's MSN is one of this side's own requests
+                c.missing.onTrimmed(data.msn(), data.offset() / c.cfg.mtu); // REL-16: reported once, as TRIMMED
+            }
         }
     }
 
