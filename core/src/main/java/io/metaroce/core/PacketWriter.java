@@ -111,7 +111,7 @@ final class PacketWriter {
                 ack.sackWord(w, p.rxSackWord(w));
             }
             ack.sackWord(0, c.cfg.seam.firstSackWord(ack.sackWord(0)));
-            acknowledged(nowNs, p);
+            acknowledged(p);
             return finish(out, BaseHeader.LENGTH + AckHeader.LENGTH, p, Opcode.ACK, tx);
         }
         int entries = 1 + others;
@@ -130,7 +130,7 @@ final class PacketWriter {
             if (k == 0 || q != null && (q.ackNow || q.rxPending > 0)) {
                 newest = Math.min(newest, newestHoldNs(nowNs, q));
                 longest = Math.max(longest, longestHoldNs(nowNs, q));
-                bundleEntry(nowNs, e++, q);
+                bundleEntry(e++, q);
             }
         }
         base.wrap(out, 0).psnFloor(AckHold.encode(newest, longest)); // ACK-12: one pair for the whole bundle
@@ -150,13 +150,13 @@ final class PacketWriter {
         return mates;
     }
 
-    private void bundleEntry(long nowNs, int e, Path q) {
+    private void bundleEntry(int e, Path q) {
         bundle.pathId(e, q.id).ceCount(e, ceEcho(q)).cumPsn(e, q.rxCum).echoTimestampNs(e, q.rxEchoTs());
         for (int w = 0; w < 4; w++) {
             bundle.sackWord(e, w, q.rxSackWord(w));
         }
         bundle.sackWord(e, 0, c.cfg.seam.firstSackWord(bundle.sackWord(e, 0)));
-        acknowledged(nowNs, q);
+        acknowledged(q);
     }
 
     /** ACK-12: how long {@code p}'s echoed packet has been held, in ns (0 when none was received). */
@@ -176,8 +176,8 @@ final class PacketWriter {
     }
 
     /** The path's receive state has just been acknowledged: nothing is held back any more. */
-    private void acknowledged(long nowNs, Path p) {
-        p.rxAcknowledged(nowNs);
+    private void acknowledged(Path p) {
+        p.rxAcknowledged();
         p.rxPending = 0;
         p.ackNow = false;
         p.ackDeadlineNs = Engine.NO_DEADLINE;

@@ -209,7 +209,7 @@ public final class Path {
     void resetRx(int rxInitialPsn) {
         rxCum = rxInitialPsn - 1;
         clearRxBits();
-        rxAcknowledged(Engine.NO_DEADLINE); // and never acknowledged since
+        rxAcknowledged();
         rxPending = 0;
         ackDeadlineNs = Engine.NO_DEADLINE;
         ackNow = false;
@@ -254,21 +254,11 @@ public final class Path {
     }
 
     /** An ACK just reported the receive state: no CE marks to echo and nothing held back. */
-    void rxAcknowledged(long nowNs) {
+    void rxAcknowledged() {
         if (rx != null) {
             rx.ce = 0;
             rx.heldSinceNs = Engine.NO_DEADLINE;
-            rx.ackedAtNs = nowNs;
         }
-    }
-
-    /**
-     * ACK-10: whether a resend should make this path acknowledge again: it has accepted a packet and was last
-     * acknowledged at least {@code intervalNs} before {@code nowNs} (a path acknowledged just now has nothing to
-     * repeat that could have been lost yet).
-     */
-    boolean rxReackDue(long nowNs, long intervalNs) {
-        return rx != null && rx.packets > 0 && (rx.ackedAtNs == Engine.NO_DEADLINE || nowNs - rx.ackedAtNs >= intervalNs);
     }
 
     private void clearRxBits() {

@@ -21,8 +21,6 @@ final class ReceiveWindow {
     long heldSinceNs = Engine.NO_DEADLINE;
     /** Data packets received on the path. */
     long packets;
-    /** ACK-10: when the path was last acknowledged ({@link Engine#NO_DEADLINE}: never), on the engine's clock. */
-    long ackedAtNs = Engine.NO_DEADLINE;
 
     /** Bitmap word {@code w} (0..3): bits {@code 64w..64w+63}. */
     long word(int w) {

@@ -75,12 +75,9 @@ final class Responder {
         p.arm();
         if ((base.flags() & BaseHeader.FLAG_ACK_REQ) != 0) {
             // ACK-10: the end of a message (or a resend): every path's held-back ACK goes now, so the sender
-            // learns the message's fate at once instead of an ackDelay later on the other paths; a resend or a
-            // tail copy also repeats every other path's acknowledgement (not one acknowledged within ackDelay): the
-            // sender resends when it lacks news, and the ACK it lacks (say the message's final bundle) may be lost
-            boolean resend = (base.flags() & BaseHeader.FLAG_RETRANSMIT) != 0;
+            // learns the message's fate at once instead of an ackDelay later on the other paths
             for (Path q : c.paths) {
-                if (q != null && (q.rxPending > 0 || resend && q.rxReackDue(nowNs, c.cfg.ackDelayNs))) {
+                if (q != null && q.rxPending > 0) {
                     q.ackNow = true;
                 }
             }
