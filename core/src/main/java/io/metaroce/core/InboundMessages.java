@@ -1,7 +1,5 @@
 package io.metaroce.core;
 
-import java.util.Arrays;
-
 /**
  * The responder's view of the requester's messages (spec ORD-*): MSNs in [retireMsn, retireMsn + window) are
  * tracked with a per-message segment bitmap so each segment is placed at most once; messages retire in MSN
@@ -38,15 +36,17 @@ final class InboundMessages {
         /** REL-16/REL-17: segments NAKed TRIMMED, not to be reported MISSING (null until the message's first trim). */
         long[] trimmedBits;
 
+        /** Segment {@code seg} (below {@link #segments}) was NAKed TRIMMED. */
         void markTrimmed(int seg) {
-            if (trimmedBits == null || trimmedBits.length < (segments + 63) >>> 6) {
+            if (trimmedBits == null) {
                 trimmedBits = new long[(segments + 63) >>> 6];
             }
-            trimmedBits[seg >>> 6] |= 1L << seg;
+            SendWqe.set(trimmedBits, seg);
         }
 
+        /** Whether segment {@code seg} (below {@link #segments}) was NAKed TRIMMED. */
         boolean trimmed(int seg) {
-            return trimmedBits != null && (seg >>> 6) < trimmedBits.length && SendWqe.bit(trimmedBits, seg);
+            return trimmedBits != null && SendWqe.bit(trimmedBits, seg);
         }
     }
 
@@ -141,7 +141,7 @@ final class InboundMessages {
         m.dueNs = Engine.NO_DEADLINE;
         m.nakUpTo = 0;
         if (m.trimmedBits != null) {
-            Arrays.fill(m.trimmedBits, 0);
+            m.trimmedBits = SendWqe.clearBits(m.trimmedBits, m.segments); // sized for this message, as bits
         }
         return m;
     }

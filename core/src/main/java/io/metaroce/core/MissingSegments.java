@@ -87,10 +87,7 @@ final class MissingSegments {
      * sender, never an error).
      */
     void onTrimmed(int msn, int segIdx) {
-        if (!enabled) {
-            return;
-        }
-        if (segIdx < 0) {
+        if (!enabled || segIdx < 0) {
             return;
         }
         InboundMessages.Msg m = c.inbound.openEntry(msn);

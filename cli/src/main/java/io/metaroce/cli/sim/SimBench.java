@@ -137,8 +137,10 @@ public final class SimBench {
     }
 
     /**
-     * {@code base} with the {@code engine.KEY=VALUE} settings applied (by the experiment files' rules: units, named
-     * errors), validated; an unknown key or a bad value is an {@link IllegalArgumentException} naming it.
+     * The engine's defaults with {@code base}'s MTU, paths, planes and line rate (the bench's own settings; nothing
+     * else of {@code base} is taken) and then the {@code engine.KEY=VALUE} settings applied by the experiment files'
+     * rules (units, named errors), validated; an unknown key or a bad value is an {@link IllegalArgumentException}
+     * naming it.
      */
     static EngineConfig engineConfig(List<String> sets, EngineConfig base) {
         ExperimentSpec spec = new ExperimentSpec();

@@ -58,8 +58,9 @@ final class Diagnosis {
         }
         EngineConfig cfg = engine.config();
         long demand = failed * (1_000_000_000L / cfg.probeIntervalNs);
-        return failed + " paths failed/probing, probe demand " + demand + "/s vs budget " + cfg.probesPerSecond()
-                + "/s" + (demand > cfg.probesPerSecond() ? " (over budget)" : "") + ", tx_probes="
+        long budget = cfg.probesPerSecond();
+        return failed + " paths failed/probing, probe demand " + demand + "/s vs budget " + budget
+                + "/s" + (demand > budget ? " (over budget)" : "") + ", tx_probes="
                 + engine.counters().get(Counter.TX_PROBES);
     }
 
