@@ -10,7 +10,9 @@
 #   5. many QPs on one device vs 1 QP, --rounds interleaved rounds (1 QP, N QPs, ...): goodput ratio per pair,
 #      error completions, health and tail-loss probes per second, the tail past the posting window and memory
 #      per QP (min/median/max)
-# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [--limit S] [-- EXTRA PERF FLAGS]
+# Usage: bench/net.sh [--quick] [--rate 2gbit] [--qps 4000] [--rounds 3] [--only 1,3] [--limit S] [--omit S]
+#                     [-- EXTRA PERF FLAGS]
+#   --omit S: seconds every timed run (iperf3 -O, perf --omit) runs before it measures (default 3, 2 with --quick)
 #   (results and records in bench/results/net/; EXTRA PERF FLAGS go to both ends of every metaroce run)
 # Every wait is bounded: a server gets --limit seconds (default 60) to print "listening on" and to end after its
 # client, a client the run's duration plus --limit (plus 1 s per 20 QPs); a side that overruns is stopped, the
@@ -19,7 +21,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-quick=0; rate=2gbit; qps=4000; secs=5; only=""; rounds=3; limit=60; extra=()
+quick=0; rate=2gbit; qps=4000; secs=5; omit=""; only=""; rounds=3; limit=60; extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; secs=2; qps=500 ;;
@@ -27,12 +29,16 @@ while [ $# -gt 0 ]; do
     --qps) qps="$2"; shift ;;
     --only) only="$2"; shift ;;
     --rounds) rounds="$2"; shift ;;
+    --omit) omit="$2"; shift ;;
     --limit) limit="$2"; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
+# every timed run (iperf3's and ours alike) first runs --omit seconds that no figure counts (iperf3 -O, perf --omit):
+# our JVM compiles its datapath in the first 2-4 s of a run on these 2 cores, the kernel's TCP needs no warm-up
+[ -n "$omit" ] || { [ "$quick" = 1 ] && omit=2 || omit=3; }
 [ "$(id -u)" = 0 ] || { echo "bench/net.sh needs root (network namespaces)" >&2; exit 2; }
 for t in ip tc nft iperf3 sockperf cc; do
   command -v "$t" >/dev/null || { echo "missing $t: apt-get install -y iproute2 nftables iperf3 sockperf gcc" >&2; exit 2; }
@@ -82,7 +88,7 @@ row() { results+=("$(printf '%-58s %s' "$1" "$2")"); printf '   %-58s %s\n' "$1"
 iperf() {
   local pf="$out/iperf3.pid"; rm -f "$pf"
   ex 1 iperf3 -s -1 -D -B "$(addr 1 0)" -I "$pf" >/dev/null 2>&1; sleep 0.5
-  tex $((secs + limit)) 0 iperf3 -c "$(addr 1 0)" -B "$(addr 0 0)" -t "$secs" -J 2>/dev/null \
+  tex $((secs + omit + limit)) 0 iperf3 -c "$(addr 1 0)" -B "$(addr 0 0)" -t "$secs" -O "$omit" -J 2>/dev/null \
     | python3 -c 'import json,sys
 try: print("%.3f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9))
 except Exception: print("bench/net.sh: iperf3 gave no result", file=sys.stderr)' || true
@@ -95,13 +101,13 @@ ours() {
   local name=$1 n=$2; shift 2
   rm -f "$out/$name.yaml" # a run that writes no record reports nothing, not the last run's figure
   ex 1 "$root/metaroce" perf write-bw -p 4793 --planes "$(planes 1 "$n")" --paths $((n * 4)) --payload-mtu 8192 \
-      -s "${SIZE:-1048576}" -t "${TXD:-16}" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
+      -s "${SIZE:-1048576}" -t "${TXD:-16}" --omit "$omit" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.server.log" 2>&1 &
   local spid=$! rc=0
   # the client starts once the server listens (a fixed sleep raced a slow server start under load)
   await_listening "$spid" "$out/$name.server.log" "$limit" || { reap "$spid" 5 "the $name server"; return 0; }
-  local lim=$((secs + limit + ${QPS:-1} / 20))
+  local lim=$((secs + omit + limit + ${QPS:-1} / 20))
   tex "$lim" 0 "$root/metaroce" perf write-bw "$(addr 1 0)" -p 4793 --planes "$(planes 0 "$n")" --paths $((n * 4)) \
-      --payload-mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --report-gbits --world testbed --name "$name" \
+      --payload-mtu 8192 -s "${SIZE:-1048576}" -t "${TXD:-16}" -D "$secs" --omit "$omit" --report-gbits --world testbed --name "$name" \
       --record "$out/$name.yaml" --stats "$@" ${extra[@]+"${extra[@]}"} > "$out/$name.client.log" 2>&1 || rc=$?
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     fail "the $name client did not finish within $lim s; stopped it (see $out/$name.client.log)"
@@ -187,7 +193,7 @@ mr testbed up --name "$tb" --hosts 2 --planes 4 --mtu 9000 --rate "$rate" --buff
 r=$(python3 -c "s='$rate'.lower(); m={'g':1e9,'m':1e6,'k':1e3}; print(float(s.rstrip('bit')[:-1])*m[s.rstrip('bit')[-1]]/1e9 if s.rstrip('bit')[-1] in m else float(s)/1e9)")
 agg=$(ours planes-4 4)
 row "aggregate over 4 planes (Gb/s; R = $r)" "$agg ($(ratio "$agg" "$r") R, target >= 3.6 R)"
-( sleep 1; mr testbed plane --name "$tb" --plane 3 down >/dev/null ) &
+( sleep $((omit + 2)); mr testbed plane --name "$tb" --plane 3 down >/dev/null ) &   # ~1 s into the measured part (JVM start and connection first)
 down=$(ours planes-3-of-4 4)
 row "one plane down (Gb/s)" "$down ($(ratio "$down" "$r") R, target >= 2.7 R)"
 mr testbed down --name "$tb" >/dev/null

@@ -37,6 +37,10 @@ final class BwTest {
     private long target = Long.MAX_VALUE;
     private long firstNs;
     private long lastNs;
+    /** Whether the {@code --omit} time is over (or there is none): completions count from then on. */
+    private boolean measuring;
+    /** send-bw server: when the first message arrived (its {@code --omit} time runs from there). */
+    private long serverStartNs = -1;
     private String mismatch;
 
     BwTest(Session s) {
@@ -96,9 +100,11 @@ final class BwTest {
             ep.postable = true;
             postable.add(ep);
         }
+        long omitNs = (long) (o.omitS * 1e9);
         firstNs = System.nanoTime();
         lastNs = firstNs;
         sampler.start(firstNs);
+        measuring = omitNs == 0;
         long intervalStart = firstNs;
         long intervalMessages = 0;
         while (true) {
@@ -107,7 +113,19 @@ final class BwTest {
                 reportNs = Long.MAX_VALUE;
             }
             long now = System.nanoTime();
-            if (now - intervalStart >= reportNs) { // --run_infinitely: a line per interval, then a fresh one
+            if (!measuring && now - firstNs >= omitNs) { // --omit is over: every figure starts again from here
+                measuring = true;
+                for (Endpoint ep : s.eps) {
+                    ep.omitted = ep.completed;
+                }
+                messages = 0;
+                firstNs = now;
+                lastNs = now;
+                sampler = new Sampler();
+                sampler.start(now);
+                intervalStart = now;
+            }
+            if (measuring && now - intervalStart >= reportNs) { // --run_infinitely: a line per interval, then a fresh one
                 long n = messages - intervalMessages;
                 double avg = n * (double) size * 8e9 / (now - intervalStart);
                 o.tableGoesOn = true;
@@ -118,7 +136,7 @@ final class BwTest {
                 intervalStart = now;
                 intervalMessages = messages;
             }
-            boolean postingOver = System.nanoTime() - firstNs >= durationNs;
+            boolean postingOver = measuring && System.nanoTime() - firstNs >= durationNs;
             int work = 0;
             // only the QPs that completed something since they last filled their depth are visited: with thousands
             // of QPs a scan of all of them per round was the client's main cost
@@ -161,7 +179,7 @@ final class BwTest {
         long elapsedNs = Math.max(1, lastNs - firstNs);
         double avgBps = messages * (double) size * 8e9 / elapsedNs;
         double peakBps = sampler.peakBps(avgBps);
-        s.finishClient(ep -> new Wire.Done(ep.completed, elapsedNs, size, (long) peakBps), h);
+        s.finishClient(ep -> new Wire.Done(ep.completed - ep.omitted, elapsedNs, size, (long) peakBps), h);
 
         Result r = new Result();
         r.iters = o.iters != null ? o.iters : messages; // -D: the total over all QPs
@@ -321,14 +339,19 @@ final class BwTest {
         Endpoint ep = s.eps.get(Wire.wrQp(wc.wrId()));
         int slot = (int) Wire.wrSeq(wc.wrId());
         long now = System.nanoTime();
-        if (messages == 0) {
-            firstNs = now;
-            sampler.start(now);
+        if (serverStartNs < 0) {
+            serverStartNs = now;
         }
-        messages++;
-        receivedBytes += wc.byteLen();
-        lastNs = now;
-        sampler.add(wc.byteLen(), now);
+        if (now - serverStartNs >= (long) (o.omitS * 1e9)) { // what arrives during --omit is checked, not measured
+            if (messages == 0) {
+                firstNs = now;
+                sampler.start(now);
+            }
+            messages++;
+            receivedBytes += wc.byteLen();
+            lastNs = now;
+            sampler.add(wc.byteLen(), now);
+        }
         long k = ep.dataReceived++;
         if (o.verify && mismatch == null && ep.peer != null) {
             int len = wc.byteLen();

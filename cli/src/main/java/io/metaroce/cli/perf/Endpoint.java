@@ -31,6 +31,8 @@ final class Endpoint {
     // progress
     long posted;
     long completed;
+    /** Client: messages of {@link #completed} that completed during {@code --omit}, left out of the measurement. */
+    long omitted;
     /** Client of a bandwidth test: queued among the QPs that may post (BwTest). */
     boolean postable;
     long dataReceived;

@@ -49,6 +49,9 @@ final class HeaderBlock {
         if (o.durationS != null) {
             out.printf(Locale.ROOT, " Duration        : %s s%n", o.durationS);
         }
+        if (o.omitS > 0) {
+            out.printf(Locale.ROOT, " Omitted         : the first %s s (messages flow, no figure counts them)%n", o.omitS);
+        }
         if (o.injectLoss > 0) {
             out.printf(Locale.ROOT, " Injected loss   : %s  (TEST ONLY: receiver-side drop of this device's received "
                     + "datagrams, not network loss)%n", o.injectLoss);

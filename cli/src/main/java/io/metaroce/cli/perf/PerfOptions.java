@@ -45,6 +45,14 @@ public final class PerfOptions {
             description = "Run this long instead of a number of iterations: seconds, or e.g. 500ms, 2s.")
     Double durationS;
 
+    @Option(names = "--omit", paramLabel = "TIME", converter = Converters.Seconds.class, defaultValue = "0",
+            description = "Bandwidth tests run with -D or --run_infinitely: run this long first and leave it out of "
+                    + "every figure, as iperf3's -O (messages flow meanwhile; on the 2-core test bed a 1-QP write-bw "
+                    + "runs at a third of its steady rate for its first 2-4 s while the JIT compiles the datapath). "
+                    + "Give it to both sides: send-bw's server measures too (default 0: from the first message, as "
+                    + "perftest).")
+    double omitS;
+
     @Option(names = "--warmup", paramLabel = "N",
             description = "Latency tests: ping-pongs before the measured ones, to warm the JIT (default "
                     + LATENCY_WARMUP + " or " + LATENCY_WARMUP_LIMIT_NS / 1_000_000_000L + " s, whichever ends first, "
@@ -157,9 +165,8 @@ public final class PerfOptions {
     Integer txQuantum;
 
     @Option(names = "--agent", paramLabel = "thread|inline",
-            description = "Who runs the device's duty cycle: its own I/O thread, or this tool's polling thread "
-                    + "(inline: one thread per side, no hand-offs) (default: inline for latency tests, as perftest's "
-                    + "one thread; thread for bandwidth tests).")
+            description = "Who runs the device's duty cycle: this tool's polling thread (inline, the default: one "
+                    + "thread per side as perftest's, no hand-offs) or an I/O thread of its own (thread).")
     String agent;
 
     @Option(names = "--stall-clamp-us", defaultValue = "2000", paramLabel = "US",
@@ -285,6 +292,10 @@ public final class PerfOptions {
         require(durationS == null || durationS > 0, "-D/--duration must be > 0");
         require(size() >= 1, "-s/--size must be >= 1");
         require(warmup >= 0, "--warmup must be >= 0");
+        require(omitS >= 0, "--omit must be >= 0");
+        require(omitS == 0 || !kind.latency(), "--omit is for bandwidth tests (latency tests warm up with --warmup)");
+        require(omitS == 0 || server() || durationS != null || runInfinitely,
+                "--omit needs -D/--duration or --run_infinitely: a run of -n messages has no time to leave out");
         require(!kind.latency() || qps == 1, "latency tests use one QP: -q/--qps must be 1");
         require(qps >= 1 && qps <= 16_384, "-q/--qps must be in 1..16384");
         require(txDepth >= 1 && txDepth <= 8192, "-t/--tx-depth must be in 1..8192");
@@ -364,9 +375,10 @@ public final class PerfOptions {
             name = "perf-" + kind.id();
         }
         if (agent == null) {
-            // a ping-pong has one message in flight: a hand-off between two threads per side only adds wake-ups,
-            // and on a 2-core host four spinning threads deschedule each other (p50 55 us against 17 us inline)
-            agent = kind.latency() ? "inline" : "thread";
+            // one thread per side: a hand-off between two threads per side only adds wake-ups, and on a 2-core host
+            // four busy threads deschedule each other (bench/net.sh, 2026-12-03: a ping-pong's p50 55 us against 17 us
+            // inline; 1-QP write-bw 14.5 against 28.8 Gb/s, 4,000 QPs 12.0 against 17.4 Gb/s)
+            agent = "inline";
         }
         if (warmup == null) {
             warmup = kind.latency() ? LATENCY_WARMUP : 0;

@@ -38,6 +38,9 @@ final class PerfRecord {
         if (o.durationS != null) {
             workload.put("duration_s", o.durationS);
         }
+        if (o.omitS > 0) {
+            workload.put("omit_s", o.omitS); // left out of every figure; the counters cover the whole run
+        }
         workload.put("side", o.server() ? "server" : "client");
         exp.put("workload", workload);
         List<Map<String, Object>> faults = new ArrayList<>();

@@ -202,6 +202,28 @@ class PerfCommandTest {
     }
 
     @Test
+    void omitLeavesTheFirstPartOfTheRunOutOfEveryFigure() throws Exception {
+        Path rec = tmp.resolve("omit.yaml");
+        long t0 = System.nanoTime();
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "4096", "--verify", "--omit", "0.5"),
+                List.of("-s", "4096", "-D", "0.3", "--omit", "0.5", "--record", rec.toString()));
+        long wallNs = System.nanoTime() - t0;
+        bothExitZero(r);
+        assertTrue(r[1].out().contains("Omitted         : the first 0.5 s"), r[1].out());
+        assertTrue(r[0].out().contains("data verified"), r[0].out()); // what flowed during --omit was written too
+        String y = Files.readString(rec);
+        assertTrue(y.contains("    omit_s: 0.5\n"), y);
+        double elapsed = Double.parseDouble(y.replaceAll("(?s).*\n  elapsed_s: ([0-9.E-]+)\n.*", "$1"));
+        // measured from the end of --omit: 0.3 s and what was in flight, not the whole 0.8 s of messages
+        assertTrue(elapsed >= 0.3 && elapsed < 0.6, y);
+        assertTrue(wallNs >= 800_000_000L, "the run lasted --omit + -D");
+        r = pair("send-bw", List.of("-s", "4096", "--verify", "--omit", "0.2"),
+                List.of("-s", "4096", "-D", "0.2", "--omit", "0.2"));
+        bothExitZero(r);
+        assertTrue(r[0].out().contains("data verified (send-bw"), r[0].out()); // checked while omitted too
+    }
+
+    @Test
     void helpListsTheTests() {
         PerfHarness.Run r = PerfHarness.run("--help");
         assertEquals(0, r.exit());
@@ -228,6 +250,12 @@ class PerfCommandTest {
         PerfHarness.Run r = PerfHarness.run("write-bw", "127.0.0.1", "-n", "10", "-D", "1");
         assertEquals(PerfException.ERROR, r.exit(), r::toString);
         assertTrue(r.err().contains("exclusive"), r.err());
+        r = PerfHarness.run("write-bw", "127.0.0.1", "-n", "10", "--omit", "1");
+        assertEquals(PerfException.ERROR, r.exit(), r::toString);
+        assertTrue(r.err().contains("--omit needs -D"), r.err());
+        r = PerfHarness.run("write-lat", "127.0.0.1", "--omit", "1");
+        assertEquals(PerfException.ERROR, r.exit(), r::toString);
+        assertTrue(r.err().contains("--omit is for bandwidth tests"), r.err());
         r = PerfHarness.run("write-lat", "127.0.0.1", "-q", "2");
         assertEquals(PerfException.ERROR, r.exit(), r::toString);
         assertTrue(r.err().contains("one QP"), r.err());

@@ -62,7 +62,7 @@ class PerfPartsTest {
     }
 
     @Test
-    void latencyTestsRunInlineAndWarmUpByDefaultAndBandwidthTestsKeepTheirThread() {
+    void everyTestRunsInlineByDefaultAndLatencyTestsWarmUp() {
         PerfOptions lat = new PerfOptions();
         new CommandLine(lat).parseArgs("HOST");
         lat.applyDefaults(TestKind.WRITE_LAT);
@@ -72,7 +72,9 @@ class PerfPartsTest {
         PerfOptions bw = new PerfOptions();
         new CommandLine(bw).parseArgs("HOST");
         bw.applyDefaults(TestKind.WRITE_BW);
-        assertEquals("thread", bw.agent);
+        assertEquals("inline", bw.agent);
+        assertEquals(0L, bw.warmup); // bandwidth tests leave time out only when asked (--omit)
+        assertEquals(0.0, bw.omitS);
         PerfOptions given = new PerfOptions();
         new CommandLine(given).parseArgs("HOST", "--agent", "thread", "--warmup", "7");
         given.applyDefaults(TestKind.SEND_LAT);
