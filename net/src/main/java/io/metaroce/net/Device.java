@@ -61,9 +61,9 @@ public final class Device implements AutoCloseable {
         if (cfg.paths < cfg.planes) {
             cfg.paths(cfg.planes);
         }
-        this.rateSource = applyLinkRate(o, cfg);
+        this.rateSource = DeviceSetup.applyLinkRate(o, cfg);
         this.engine = new Engine(cfg, new SplittableRandom(o.seed));
-        this.sockets = new SocketSet(o.planes, o.port, o.basePort, cfg.paths, opener(o));
+        this.sockets = new SocketSet(o.planes, o.port, o.basePort, cfg.paths, DeviceSetup.opener(o));
         try {
             this.cm = new ConnectionManager(this, o.authKey, o.encrypt, o.willListen);
             this.agent = new IoAgent(engine, sockets, new IoAgent.ControlPlane() {
@@ -83,15 +83,7 @@ public final class Device implements AutoCloseable {
             throw e;
         }
         this.idle = IdleStrategy.of(o.idle);
-        Waiter w = null;
-        if (o.idle == DeviceOptions.Idle.BLOCK && Waiter.available() && sockets.rx[0] instanceof LinuxUdp) {
-            int[] fds = new int[sockets.rx.length];
-            for (int p = 0; p < fds.length; p++) {
-                fds[p] = ((LinuxUdp) sockets.rx[p]).fd();
-            }
-            w = new Waiter(fds);
-        }
-        this.waiter = w;
+        this.waiter = DeviceSetup.waiter(o, sockets);
         this.inline = !o.agentThread;
         if (!inline) {
             Thread t = new Thread(this::run, o.name + "-io");
@@ -127,45 +119,6 @@ public final class Device implements AutoCloseable {
         return inline;
     }
 
-    /**
-     * With {@link DeviceOptions#rateFromLink}, a rate left at 0 (off) takes the planes' summed line rate where
-     * every plane's is known. Returns where the rates in force come from, for {@link #rateSummary()}.
-     */
-    private static String applyLinkRate(DeviceOptions o, EngineConfig c) {
-        if (!o.rateFromLink || c.txRateBps > 0 && c.inboundCapacityBps > 0) {
-            return "configured";
-        }
-        long link = o.linkRate.ofPlanes(o.planes);
-        if (link == 0) {
-            return "configured; no physical link rate to read";
-        }
-        if (c.txRateBps == 0) {
-            c.txRateBps(link);
-        }
-        if (c.inboundCapacityBps == 0) {
-            c.inboundCapacityBps(link);
-        }
-        return "link speed from sysfs";
-    }
-
-    private static SocketSet.Opener opener(DeviceOptions o) {
-        boolean ffm = o.transport == DeviceOptions.Transport.FFM
-                || o.transport == DeviceOptions.Transport.AUTO && LinuxUdp.unavailableReason() == null;
-        return new SocketSet.Opener() {
-            @Override
-            public UdpSocket receiver(InetSocketAddress at) throws IOException {
-                return ffm ? new LinuxUdp(at, o.socketBufferBytes, o.gro, false)
-                        : new ChannelUdp(at, o.socketBufferBytes);
-            }
-
-            @Override
-            public UdpSocket sender(InetSocketAddress at) throws IOException {
-                return ffm ? new LinuxUdp(at, o.socketBufferBytes, false, true, o.gso)
-                        : new ChannelUdp(at, o.socketBufferBytes);
-            }
-        };
-    }
-
     /** Opens a device: binds its sockets and starts its agent thread. */
     public static Device open(DeviceOptions options) throws IOException {
         return new Device(options);
@@ -196,13 +149,9 @@ public final class Device implements AutoCloseable {
      * capacity shared among senders ("off" when 0), and where they come from.
      */
     public String rateSummary() {
-        return "tx rate " + gbps(cfg.txRateBps) + ", inbound capacity " + gbps(cfg.inboundCapacityBps)
-                + " (" + rateSource + ")";
+        return DeviceSetup.rateSummary(cfg, rateSource);
     }
 
-    private static String gbps(long bps) {
-        return bps == 0 ? "off" : String.format(java.util.Locale.ROOT, "%.1f Gb/s", bps / 1e9);
-    }
 
     /** The plane addresses, with the port, in plane order. */
     public List<InetSocketAddress> planeAddresses() {
