@@ -376,8 +376,8 @@ public final class PerfOptions {
         }
         if (agent == null) {
             // one thread per side: a hand-off between two threads per side only adds wake-ups, and on a 2-core host
-            // four busy threads deschedule each other (bench/net.sh, 2026-12-03: a ping-pong's p50 55 us against 17 us
-            // inline; 1-QP write-bw 14.5 against 28.8 Gb/s, 4,000 QPs 12.0 against 17.4 Gb/s)
+            // four busy threads deschedule each other (bench/net.sh: a ping-pong's p50 55 us against 17 us inline,
+            // 2026-12-02; 1-QP write-bw 14.5 against 28.8 Gb/s, 4,000 QPs 12.0 against 17.4 Gb/s, 2026-12-03)
             agent = "inline";
         }
         if (warmup == null) {
