@@ -111,6 +111,7 @@ final class BwTest {
             if (o.runInfinitely && Thread.interrupted()) {
                 durationNs = 0; // stopped (Ctrl-C): finish what is in flight, then close as a -D run does
                 reportNs = Long.MAX_VALUE;
+                omitNs = 0; // also during --omit: stop now, not when the omission would have ended
             }
             long now = System.nanoTime();
             if (!measuring && now - firstNs >= omitNs) { // --omit is over: every figure starts again from here

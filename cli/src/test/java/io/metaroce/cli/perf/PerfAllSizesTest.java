@@ -55,6 +55,30 @@ class PerfAllSizesTest {
     }
 
     @Test
+    void anInterruptDuringOmitStopsTheRunAtOnce() throws Exception {
+        PerfHarness.Server server = new PerfHarness.Server("write-bw", "-p", "0", "--timeout", "20",
+                "--min-rto-us", "20000", "-s", "4096", "--omit", "60");
+        int port = server.port();
+        PerfHarness.Capture out = new PerfHarness.Capture();
+        int[] exit = {Integer.MIN_VALUE};
+        Thread client = new Thread(() -> {
+            picocli.CommandLine cl = new picocli.CommandLine(new PerfCommand());
+            cl.setOut(new java.io.PrintWriter(out, true));
+            exit[0] = cl.execute("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout", "20",
+                    "--min-rto-us", "20000", "-s", "4096", "--run_infinitely", "-D", "0.2", "--omit", "60");
+        });
+        client.start();
+        assertTrue(out.await(java.util.regex.Pattern.compile(" Omitted +: the first 60.0 s"), 60_000) != null,
+                out.text()); // the header is printed right before the posting loop
+        client.interrupt(); // Ctrl-C, 60 s before the omission would end
+        client.join(30_000);
+        assertTrue(!client.isAlive(), "still omitting after the interrupt: " + out.text());
+        assertEquals(0, exit[0], out.text());
+        PerfHarness.Run srv = server.join(30_000);
+        assertEquals(0, srv.exit(), srv.toString());
+    }
+
+    @Test
     @Tag("slow")
     void allSizesRunsEverySizeFrom2To8MiBOnOneTable() throws Exception {
         PerfHarness.Run[] r = PerfHarness.pair("send-lat", List.of("-a"), List.of("-a", "-n", "3", "--warmup", "1"));
