@@ -24,20 +24,27 @@ class PerfAllSizesTest {
         }
     }
 
+    /** A started write-bw client with {@code --run_infinitely -D 0.2} and {@code more}, printing into {@code out}. */
+    private static Thread infiniteClient(int port, PerfHarness.Capture out, int[] exit, String... more) {
+        List<String> args = new ArrayList<>(List.of("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout",
+                "20", "--min-rto-us", "20000", "-s", "4096", "--run_infinitely", "-D", "0.2"));
+        args.addAll(List.of(more));
+        Thread client = new Thread(() -> {
+            picocli.CommandLine cl = new picocli.CommandLine(new PerfCommand());
+            cl.setOut(new java.io.PrintWriter(out, true));
+            exit[0] = cl.execute(args.toArray(String[]::new));
+        });
+        client.start();
+        return client;
+    }
+
     @Test
     void runInfinitelyPrintsALinePerIntervalAndStopsCleanlyWhenInterrupted() throws Exception {
         PerfHarness.Server server = new PerfHarness.Server("write-bw", "-p", "0", "--timeout", "20",
                 "--min-rto-us", "20000", "-s", "4096");
-        int port = server.port();
         PerfHarness.Capture out = new PerfHarness.Capture();
         int[] exit = {Integer.MIN_VALUE};
-        Thread client = new Thread(() -> {
-            picocli.CommandLine cl = new picocli.CommandLine(new PerfCommand());
-            cl.setOut(new java.io.PrintWriter(out, true));
-            exit[0] = cl.execute("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout", "20",
-                    "--min-rto-us", "20000", "-s", "4096", "--run_infinitely", "-D", "0.2", "--report-gbits");
-        });
-        client.start();
+        Thread client = infiniteClient(server.port(), out, exit, "--report-gbits");
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (out.text().lines().filter(l -> l.startsWith(" 4096 ")).count() < 3 && System.nanoTime() < deadline) {
             Thread.sleep(50); // waits for output, times nothing
@@ -58,16 +65,9 @@ class PerfAllSizesTest {
     void anInterruptDuringOmitStopsTheRunAtOnce() throws Exception {
         PerfHarness.Server server = new PerfHarness.Server("write-bw", "-p", "0", "--timeout", "20",
                 "--min-rto-us", "20000", "-s", "4096", "--omit", "60");
-        int port = server.port();
         PerfHarness.Capture out = new PerfHarness.Capture();
         int[] exit = {Integer.MIN_VALUE};
-        Thread client = new Thread(() -> {
-            picocli.CommandLine cl = new picocli.CommandLine(new PerfCommand());
-            cl.setOut(new java.io.PrintWriter(out, true));
-            exit[0] = cl.execute("write-bw", "127.0.0.1", "-p", String.valueOf(port), "--timeout", "20",
-                    "--min-rto-us", "20000", "-s", "4096", "--run_infinitely", "-D", "0.2", "--omit", "60");
-        });
-        client.start();
+        Thread client = infiniteClient(server.port(), out, exit, "--omit", "60");
         assertTrue(out.await(java.util.regex.Pattern.compile(" Omitted +: the first 60.0 s"), 60_000) != null,
                 out.text()); // the header is printed right before the posting loop
         client.interrupt(); // Ctrl-C, 60 s before the omission would end
