@@ -97,8 +97,9 @@ public final class TestbedCommand implements Runnable {
                         + "(default ${DEFAULT-VALUE})")
         double loss;
         @Option(names = "--ecn-rate", defaultValue = "0", paramLabel = "RATE", converter = Converters.Rate.class,
-                description = "phantom-queue rate: ECT packets towards a host are marked CE while the traffic "
-                        + "to it exceeds this rate, e.g. 9Gbps; 0 = off (default ${DEFAULT-VALUE})")
+                description = "phantom-queue rate: ECT packets towards a host are marked CE once the traffic to "
+                        + "it has exceeded this rate by about one second's worth of bytes (nft's byte limit keeps "
+                        + "1 s of tokens), e.g. 9Gbps; 0 = off (default ${DEFAULT-VALUE})")
         long ecnRate;
         @Option(names = "--offloads", defaultValue = "off",
                 description = "TSO/GSO/GRO on the veths: off (every packet is one wire frame; best for loss and "

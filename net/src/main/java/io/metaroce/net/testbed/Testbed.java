@@ -56,14 +56,17 @@ import java.util.regex.Pattern;
  *       Loss applies to every IPv4 frame (UDP, TCP, ICMP; data and acknowledgements alike; not ARP), so a
  *       round trip through the fabric survives with probability (1-loss)^2. {@link #setLoss(double)} replaces
  *       the {@code randloss} chain atomically ({@code nft -f}: flush + add in one transaction).
- *       <p>The ECN rule is a <em>phantom queue</em> per switch port: the {@code limit} is a token bucket of
- *       {@code E} bytes ({@link TestbedSpec#ecnBurstBytes()}) refilled at {@code ecnMarkBps}; every IPv4 frame
- *       forwarded to that port that finds enough tokens takes them, and a frame that does not is "over"
- *       (and takes none). So the bucket behaves as a virtual queue of capacity E drained at the meter rate:
- *       while the traffic to the port stays below the meter rate nothing is marked; once it exceeds it long
- *       enough to fill E bytes, the over-rate share of frames is marked CE (if they are ECT(0)/ECT(1); non-ECT
- *       frames pass unmarked). With a meter slightly below the bottleneck rate (e.g. 9gbit for 10gbit) senders
- *       get ECN before any real queue builds (as in HULL's phantom queues).</li>
+ *       <p>The ECN rule is a <em>phantom queue</em> per switch port: the {@code limit} is a token bucket refilled
+ *       at {@code ecnMarkBps}; every IPv4 frame forwarded to that port that finds enough tokens takes them, and
+ *       a frame that does not is "over" (and takes none), marked CE if it is ECT(0)/ECT(1) (non-ECT frames pass
+ *       unmarked). The bucket is deep: nft's byte-mode limit holds one second of tokens at the meter rate plus
+ *       {@code E} bytes ({@link TestbedSpec#ecnBurstBytes()}; the kernel's {@code tokens_max = unit * (rate +
+ *       burst) / rate} with a unit of one second, the smallest nft offers), and the bucket starts full. So
+ *       marking starts only once the traffic to the port has exceeded the meter rate by about one second's worth
+ *       of bytes, and then marks the over-rate share. Measured (2026-12-03, one plane, htb 2gbit, a write-bw
+ *       offering ~2 Gb/s): a 1500mbit meter marked its first frame ~3 s into the transfer, a 1900mbit meter none
+ *       in 10 s. It is a marker for sustained overload (a meter well below the offered rate, as
+ *       {@code DatapathTestbedTest}'s 10 Mb/s), not a HULL-style queue a few microseconds deep.</li>
  *   <li><b>Plane failure</b>: {@link #planeDown(int)} sets the plane's switch ports down ({@code ip link set h<h>
  *       down}); the hosts' {@code p<p>} then lose carrier and their packets on that plane are dropped.</li>
  *   <li><b>Offloads</b> ({@code offloadsOff}): {@code ethtool -K <if> tso off gso off gro off} on both ends of

@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
  *                    default packet fifo of txqueuelen packets). Ignored when {@code rateBps} is 0
  * @param lossRate    random loss in [0, 1] applied to every IPv4 frame each switch forwards (both directions;
  *                    changeable live with {@link Testbed#setLoss(double)})
- * @param ecnMarkBps  phantom-queue rate in bits per second: ECT packets towards a host are marked CE while the
- *                    bytes forwarded to that host exceed this rate (see {@link #ecnBurstBytes()}); 0 = off
+ * @param ecnMarkBps  phantom-queue rate in bits per second: ECT packets towards a host are marked CE once the
+ *                    bytes forwarded to that host have exceeded this rate by about one second's worth (see
+ *                    {@link Testbed}); 0 = off
  * @param offloadsOff turn TSO, GSO and GRO off on every veth end, so that every packet the rules and qdiscs see
  *                    is one wire frame (recommended for loss and ECN experiments)
  */
@@ -29,7 +30,7 @@ public record TestbedSpec(String name, int hosts, int planes, int mtu, long rate
     public static final int MAX_PLANES = 56;
     /** The MTU {@link #of} picks. */
     public static final int DEFAULT_MTU = 9000;
-    /** The phantom queue holds this much time at the meter rate before it marks (see {@link #ecnBurstBytes()}). */
+    /** The nft limit's {@code burst}, as time at the meter rate (see {@link #ecnBurstBytes()}). */
     public static final long ECN_BURST_NANOS = 50_000;
     /** The htb token bucket holds this much time at the port rate (see {@link #htbBurstBytes()}). */
     public static final long HTB_BURST_NANOS = 200_000;
@@ -93,9 +94,9 @@ public record TestbedSpec(String name, int hosts, int planes, int mtu, long rate
     }
 
     /**
-     * Depth of the phantom queue in bytes (the {@code burst} of the nft {@code limit}): {@value #ECN_BURST_NANOS}
-     * ns at {@link #ecnMarkBps}, at least two full frames, and at least two GSO super-packets when offloads
-     * are on (a packet larger than the burst would always be marked).
+     * The {@code burst} of the nft {@code limit}, bytes: {@value #ECN_BURST_NANOS} ns at {@link #ecnMarkBps}, at
+     * least two full frames, and at least two GSO super-packets when offloads are on. The phantom queue is deeper
+     * than this: nft's byte-mode limit keeps one second of tokens on top of it (see {@link Testbed}).
      */
     public long ecnBurstBytes() {
         long b = Math.max(ecnMarkBps / 8 * ECN_BURST_NANOS / 1_000_000_000L, 2L * (mtu + 14));
