@@ -17,11 +17,8 @@ final class MissingSegments {
     private final QpCore c;
     /** The earliest pending check of any message of this QP (NO_DEADLINE: none). */
     long dueNs = Engine.NO_DEADLINE;
-    /**
-     * Whether this QP sends NAK MISSING: {@link EngineConfig#missingNak}, unless its peer did not announce that it
-     * understands them (CM-13's {@code CAP_MISSING_NAK}). Set by the QP once its configuration is known.
-     */
-    boolean enabled;
+    /** CM-13: the peer did not announce that it understands NAK MISSING ({@code CAP_MISSING_NAK}); until a reset. */
+    boolean peerRefuses;
     /**
      * Segments NAKed TRIMMED before any segment of their message arrived (the message is not open yet): the last
      * {@value #EARLY_TRIMS} of them, as (MSN, segment index; -1: free), taken over when their message opens. Null
@@ -37,6 +34,11 @@ final class MissingSegments {
         this.c = c;
     }
 
+    /** Whether this QP sends NAK MISSING: {@link EngineConfig#missingNak}, unless its peer cannot take them. */
+    boolean enabled() {
+        return c.cfg.missingNak && !peerRefuses;
+    }
+
     void reset() {
         dueNs = Engine.NO_DEADLINE;
         if (earlySeg != null) {
@@ -50,7 +52,7 @@ final class MissingSegments {
      * it on another path may be late rather than lost). Call after counting it and before the message may retire.
      */
     void onSegment(InboundMessages.Msg m, int segIdx, long nowNs, long sentTs, Path p, boolean ce) {
-        if (!enabled) {
+        if (!enabled()) {
             return;
         }
         if (m.count == 1 && earlySeg != null) {
@@ -87,7 +89,7 @@ final class MissingSegments {
      * sender, never an error).
      */
     void onTrimmed(int msn, int segIdx) {
-        if (!enabled || segIdx < 0) {
+        if (!enabled() || segIdx < 0) {
             return;
         }
         InboundMessages.Msg m = c.inbound.openEntry(msn);

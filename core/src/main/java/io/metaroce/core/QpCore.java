@@ -82,7 +82,6 @@ final class QpCore {
     QpCore(Engine engine, int qpn, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.engine = engine;
         this.cfg = engine.config();
-        missing.enabled = cfg.missingNak; // REL-16, until the peer says it cannot take them (CM-13)
         this.qpn = qpn;
         this.pd = pd;
         this.sendCq = sendCq;

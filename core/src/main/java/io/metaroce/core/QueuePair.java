@@ -75,12 +75,12 @@ public final class QueuePair extends Timed {
      * instead. A reset to RESET turns them back on as {@link EngineConfig#missingNak} says.
      */
     public void disableMissingNaks() {
-        c.missing.enabled = false;
+        c.missing.peerRefuses = true;
     }
 
     /** REL-16: whether this QP reports missing segments to its peer with NAK MISSING. */
     public boolean sendsMissingNaks() {
-        return c.missing.enabled;
+        return c.missing.enabled();
     }
 
     // =====================================================================================================
@@ -196,7 +196,7 @@ public final class QueuePair extends Timed {
         auth = null; // AUTH-4: keys belong to one connection; nonces must never repeat under a key
         writer.auth = null;
         writer.keyUpdates = null;
-        c.missing.enabled = c.cfg.missingNak; // REL-16: the next peer announces its own capabilities
+        c.missing.peerRefuses = false; // REL-16: the next peer announces its own capabilities
         // A reconnected QP starts its MSN, RSN and queue serials afresh (serials index by MSN).
         c.sq.reset();
         c.rsq.reset();

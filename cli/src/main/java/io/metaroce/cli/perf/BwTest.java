@@ -100,7 +100,7 @@ final class BwTest {
             ep.postable = true;
             postable.add(ep);
         }
-        long omitNs = (long) (o.omitS * 1e9);
+        long omitNs = o.omitNs();
         firstNs = System.nanoTime();
         lastNs = firstNs;
         sampler.start(firstNs);
@@ -343,7 +343,7 @@ final class BwTest {
         if (serverStartNs < 0) {
             serverStartNs = now;
         }
-        if (now - serverStartNs >= (long) (o.omitS * 1e9)) { // what arrives during --omit is checked, not measured
+        if (now - serverStartNs >= o.omitNs()) { // what arrives during --omit is checked, not measured
             if (messages == 0) {
                 firstNs = now;
                 sampler.start(now);

@@ -391,6 +391,11 @@ public final class PerfOptions {
         return rxDepth != null ? rxDepth : Math.min(8192, Math.max(512, 2 * txDepth));
     }
 
+    /** {@code --omit} in ns. */
+    long omitNs() {
+        return (long) (omitS * 1e9);
+    }
+
     long timeoutNs() {
         return (long) (timeoutS * 1e9);
     }
