@@ -43,6 +43,17 @@ public enum Counter {
     RX_TRIMMED,
     /** Packets declared lost because the receiver reported them trimmed (REL-17). */
     TRIM_LOSSES,
+    /** PARITY packets sent (REL-18). */
+    PARITY_SENT,
+    /** PARITY packets received and found well-formed (REL-18). */
+    RX_PARITY,
+    /** Segments this receiver rebuilt from a PARITY and the rest of its group, without their packet (REL-18). */
+    PARITY_REBUILT,
+    /**
+     * PARITY packets received that rebuilt nothing: their group was whole (or its message retired) when they arrived
+     * or before they could be used, they were evicted unused, or more than one segment of the group was lost (REL-18).
+     */
+    PARITY_UNUSED,
     /** CE marks reported back to this sender in ACKs. */
     ECN_ECHOES,
     /** CE-marked data packets received. */

@@ -3,6 +3,7 @@ package io.metaroce.core;
 import io.metaroce.core.wire.Ecn;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 
 /**
  * Tunables of one engine, with datacenter defaults (spec names each one where it is used). Fluent setters;
@@ -149,6 +150,14 @@ public final class EngineConfig {
      */
     public long missingNakMarginNs = 1_000;
     /**
+     * REL-18: how many of a message's last segments one PARITY covers (0: no PARITY sent). With 2 to 255, once the
+     * last segment of a WRITE or SEND of at least two segments has gone out for the first time, the sender sends the
+     * XOR of the message's last min(this, segments) segments, so a receiver missing one of them rebuilds it without
+     * waiting a round trip for its resend. Costs one packet per message of two segments or more. Off by default
+     * (receiving a PARITY needs no setting).
+     */
+    public int parityTailSegments = 0;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -221,6 +230,7 @@ public final class EngineConfig {
     public EngineConfig tailProbes(int v) { tailProbes = v; return this; }
     public EngineConfig missingNak(boolean v) { missingNak = v; return this; }
     public EngineConfig missingNakMarginNs(long v) { missingNakMarginNs = v; return this; }
+    public EngineConfig parityTailSegments(int v) { parityTailSegments = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
@@ -256,6 +266,7 @@ public final class EngineConfig {
         c.activeSenderWindowNs = activeSenderWindowNs;
         c.missingNak = missingNak;
         c.missingNakMarginNs = missingNakMarginNs;
+        c.parityTailSegments = parityTailSegments;
         c.grantFraction = grantFraction;
         c.unscheduledBytes = unscheduledBytes;
         c.txRateBps = txRateBps;
@@ -299,6 +310,8 @@ public final class EngineConfig {
         require(ackEvery >= 1, "ackEvery must be >= 1");
         require(ackDelayNs >= 0, "ackDelayNs must be >= 0");
         require(missingNakMarginNs >= 0, "missingNakMarginNs must be >= 0");
+        require(parityTailSegments == 0 || parityTailSegments >= 2 && parityTailSegments <= ParityHeader.MAX_COUNT,
+                "parityTailSegments must be 0 (off) or in 2..255, got " + parityTailSegments);
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");

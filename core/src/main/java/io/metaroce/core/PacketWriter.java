@@ -10,6 +10,7 @@ import io.metaroce.core.wire.Ecn;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
@@ -29,6 +30,7 @@ final class PacketWriter {
     private final AckBundleHeader bundle = new AckBundleHeader();
     private final NakHeader nak = new NakHeader();
     private final ProbeHeader probe = new ProbeHeader();
+    private final ParityHeader parity = new ParityHeader();
     /** AUTH-*: the connection's authenticator (set by the QP), or null. */
     PacketAuth auth;
     /** AUTH-18: when {@link #auth} moves to its next key (set with it). */
@@ -68,7 +70,7 @@ final class PacketWriter {
                 keyUpdates.beforeSeal(p);
                 len = auth.seal(out, len, p.id); // AUTH-2: tag and sequence number before the CRC
             }
-            if (c.cfg.elidePayload && Opcode.isData(op)) {
+            if (c.cfg.elidePayload && Opcode.hasUserPayload(op)) {
                 int payload = base.wrap(out, 0).payloadLength();
                 total = packet.sealElided(out, len, payload);
                 tx.writtenLength = total - payload;
@@ -212,6 +214,31 @@ final class PacketWriter {
         probe.wrap(out, BaseHeader.LENGTH).probeId(p.probeId()).echoTimestampNs(0);
         c.count(Counter.TX_PROBES);
         return finish(out, BaseHeader.LENGTH + ProbeHeader.LENGTH, p, Opcode.PROBE, tx);
+    }
+
+    /**
+     * REL-18: the PARITY of segments {@code [first, first + count)} of {@code w} on path {@code p}: unsequenced, its
+     * header naming the group as a data packet of segment {@code first} would, its payload the XOR of the group's
+     * segments (each padded with zeros to the first one's length) read from the message's local buffer.
+     */
+    int parity(long nowNs, Path p, SendWqe w, int first, int count, MemorySegment out, Transmit tx) {
+        int mtu = c.cfg.mtu;
+        int offset = first * mtu;
+        int payload = w.segmentBytes(first, mtu);
+        header(out, Opcode.PARITY, 0, p, 0, payload, nowNs);
+        long va = (w.op == Opcode.WRITE || w.op == Opcode.WRITE_IMM) ? w.remoteVa + offset : 0;
+        parity.wrap(out, BaseHeader.LENGTH).msn(w.msn).messageLength(w.length).offset(offset).rkey(w.rkey).va(va)
+                .rsn(w.rsn).immediate(w.imm).op(w.op).count(count).reserved(0);
+        long at = BaseHeader.LENGTH + ParityHeader.LENGTH;
+        if (payload > 0 && !c.cfg.elidePayload) {
+            MemorySegment region = w.local.segment();
+            MemorySegment.copy(region, w.localOffset + offset, out, at, payload);
+            for (int k = 1; k < count; k++) {
+                Xor.into(out, at, region, w.localOffset + (long) (first + k) * mtu, w.segmentBytes(first + k, mtu));
+            }
+        }
+        c.count(Counter.PARITY_SENT);
+        return finish(out, (int) at + payload, p, Opcode.PARITY, tx);
     }
 
     /** Writes one data packet (without CRC) at the path's next PSN and returns its length including the CRC. */

@@ -54,6 +54,10 @@ final class QpCore {
     final MissingSegments missing = new MissingSegments(this);
     /** Probe replies owed (PATH-10). */
     final ControlRing replies = new ControlRing();
+    /** PARITY packets owed (REL-18). */
+    final ParityJobs parityJobs = new ParityJobs();
+    /** PARITY packets received and held, and the segments rebuilt from them (REL-18). */
+    final ParityDecoder parityIn = new ParityDecoder(this);
 
     /** The verbs face of this QP (what the engine's ready queue and timer heap hold). */
     QueuePair face;
@@ -333,6 +337,8 @@ final class QpCore {
         naks.clear();
         missing.reset();
         replies.clear();
+        parityJobs.clear();
+        parityIn.reset();
         for (Path p : paths) {
             if (p == null) {
                 continue; // a path never used has nothing to clear

@@ -4,6 +4,7 @@ import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
 import java.lang.foreign.MemorySegment;
@@ -24,6 +25,7 @@ final class Responder {
     private final BaseHeader base = new BaseHeader();
     private final DataHeader data = new DataHeader();
     private final ReadRequestHeader readReq = new ReadRequestHeader();
+    private final ParityHeader parity = new ParityHeader();
 
     Responder(QpCore c) {
         this.c = c;
@@ -201,10 +203,58 @@ final class Responder {
         SendWqe.set(m.bits, segIdx);
         m.count++;
         c.missing.onSegment(m, segIdx, nowNs, base.timestampNs(), p, ecn == EngineConfig.ECN_CE); // REL-16
+        c.parityIn.onSegment(m, segIdx); // REL-18: a held parity may now rebuild the group's last missing segment
         if (m.count == m.segments) {
             retireInbound();
         }
         return ACCEPT;
+    }
+
+    /**
+     * REL-18: a PARITY (unsequenced: no PSN, nothing acknowledged). Checked as a data packet of its group's first
+     * segment would be (WIRE-22, BAD-*); then it rebuilds the group's one missing segment, is held until the group is
+     * one short, or is counted unused. A rebuilt segment counts as received: its message may complete (ORD-1).
+     */
+    void onParity(MemorySegment seg) {
+        base.wrap(seg, 0);
+        parity.wrap(seg, BaseHeader.LENGTH);
+        int op = parity.op();
+        int msn = parity.msn();
+        int msgLen = parity.messageLength();
+        int offset = parity.offset();
+        int n = parity.count();
+        int payloadLen = base.payloadLength();
+        int mtu = c.cfg.mtu;
+        boolean write = op == Opcode.WRITE || op == Opcode.WRITE_IMM;
+        if (!write && op != Opcode.SEND && op != Opcode.SEND_IMM || msgLen < 0 || offset < 0 || offset % mtu != 0
+                || offset >= msgLen || n < 2 || n > SendWqe.segmentsOf(msgLen, mtu) - offset / mtu
+                || payloadLen != Math.min(mtu, msgLen - offset)) {
+            c.count(Counter.DROP_MALFORMED);
+            return;
+        }
+        c.count(Counter.RX_PARITY);
+        int rel = c.inbound.relative(msn);
+        if (rel < 0) {
+            c.count(Counter.PARITY_UNUSED); // ORD-5: the message already retired
+            return;
+        }
+        if (rel >= c.inbound.window) {
+            c.count(Counter.DROP_MSN_OUT_OF_WINDOW);
+            return;
+        }
+        if (write && checkRemote(parity.rkey(), parity.va(), Math.min((long) msgLen - offset, (long) n * mtu),
+                Access.REMOTE_WRITE) != 0) {
+            return; // counted by its reason; nothing to NAK (it has no PSN)
+        }
+        InboundMessages.Msg m = c.inbound.openEntry(msn);
+        if (m != null && (m.op != op || m.length != msgLen)) {
+            c.count(Counter.DROP_MALFORMED);
+            return;
+        }
+        if (c.parityIn.onParity(m, msn, offset / mtu, n, parity.rkey(), parity.va(), seg,
+                BaseHeader.LENGTH + ParityHeader.LENGTH, payloadLen) && m.count == m.segments) {
+            retireInbound();
+        }
     }
 
     /** Returns 0 if (rkey, va, len) may be accessed with {@code need}, else the NAK code (and counts it). */

@@ -5,7 +5,7 @@ import io.metaroce.core.wire.Packet;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, probes), then data:
+ * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, parities, probes), then data:
  * retransmissions before new segments (REL-4), alternating between the application's queue and READ responses,
  * sprayed over the sendable path with the largest open window (PATH-1), within each path's window and pacing
  * (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
@@ -16,6 +16,7 @@ final class TransmitScheduler {
     private final QpCore c;
     private final PacketWriter writer;
     private final PathProber prober;
+    private final ParitySender paritySender;
     /** {@link #OPEN_SPAN_PACKETS} in bytes. */
     private final double openSpan;
     private int pathCursor;
@@ -33,6 +34,7 @@ final class TransmitScheduler {
         this.c = c;
         this.openSpan = (double) OPEN_SPAN_PACKETS * c.cfg.mtu;
         this.writer = writer;
+        this.paritySender = new ParitySender(c, writer);
         this.prober = prober;
     }
 
@@ -76,6 +78,13 @@ final class TransmitScheduler {
             if (p != null) {
                 ackCursor = p.id + 1 == c.paths.length ? 0 : p.id + 1;
                 return writer.ack(nowNs, p, out, tx);
+            }
+        }
+        if (!c.parityJobs.isEmpty() && c.state == QpState.RTS) {
+            int len = paritySender.next(nowNs, out, tx);
+            if (len > 0) {
+                pace(nowNs, paritySender.sentOn(), len);
+                return len;
             }
         }
         Path probe = prober.nextProbe(nowNs);
@@ -183,6 +192,9 @@ final class TransmitScheduler {
         int len = writer.data(nowNs, p, w, seg, retransmit, out);
         record(nowNs, p, q, w, seg, attempt, len);
         p.lastTxAckReq = retransmit || seg == w.segments - 1; // what PacketWriter flags ACK_REQ
+        if (!retransmit && c.cfg.parityTailSegments > 0) {
+            paritySender.owe(q, w, seg, p);
+        }
         if (retransmit) {
             p.retransmits++;
             c.count(Counter.RETRANSMITS);
@@ -382,7 +394,8 @@ final class TransmitScheduler {
         if (!c.running()) {
             return false;
         }
-        if (!c.naks.isEmpty() || !c.replies.isEmpty() || c.ackWork && ackDue(atNs) != null || prober.hasWork()) {
+        if (!c.naks.isEmpty() || !c.replies.isEmpty() || c.ackWork && ackDue(atNs) != null || prober.hasWork()
+                || !c.parityJobs.isEmpty() && c.state == QpState.RTS) {
             return true;
         }
         if (c.state != QpState.RTS || !c.hasDataToSend()) {

@@ -17,6 +17,11 @@ public final class Opcode {
     public static final int READ_REQ = 0x05;
     /** RDMA READ response data packet: payload placed at the requester's sink address it carries. */
     public static final int READ_RESP = 0x06;
+    /**
+     * Parity of a group of one message's data segments (REL-18): unsequenced, its payload the XOR of the group's
+     * segments, so a receiver missing one of them rebuilds it from the others without a resend.
+     */
+    public static final int PARITY = 0x08;
     /** Per-path acknowledgement: cumulative PSN, 256-bit SACK bitmap, ECN count, timestamp echo, rate grant. */
     public static final int ACK = 0x10;
     /** Negative acknowledgement of one packet, with a code. */
@@ -46,6 +51,14 @@ public final class Opcode {
         return op == WRITE || op == WRITE_IMM || op == SEND || op == SEND_IMM || op == READ_RESP;
     }
 
+    /**
+     * True for opcodes whose payload is user data a simulation may elide (the data opcodes and {@link #PARITY}):
+     * their wire length counts the payload, the bytes are not carried.
+     */
+    public static boolean hasUserPayload(int op) {
+        return isData(op) || op == PARITY;
+    }
+
     /** True for opcodes whose message consumes a posted receive at the responder. */
     public static boolean consumesReceive(int op) {
         return op == SEND || op == SEND_IMM || op == WRITE_IMM;
@@ -64,6 +77,7 @@ public final class Opcode {
         return switch (op) {
             case WRITE, WRITE_IMM, SEND, SEND_IMM, READ_RESP -> DataHeader.LENGTH;
             case READ_REQ -> ReadRequestHeader.LENGTH;
+            case PARITY -> ParityHeader.LENGTH;
             case ACK -> AckHeader.LENGTH;
             case ACK_BUNDLE -> AckBundleHeader.LENGTH;
             case NAK -> NakHeader.LENGTH;
@@ -82,6 +96,7 @@ public final class Opcode {
             case SEND_IMM -> "SEND_IMM";
             case READ_REQ -> "READ_REQ";
             case READ_RESP -> "READ_RESP";
+            case PARITY -> "PARITY";
             case ACK -> "ACK";
             case NAK -> "NAK";
             case ACK_BUNDLE -> "ACK_BUNDLE";

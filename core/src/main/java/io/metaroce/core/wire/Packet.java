@@ -129,7 +129,7 @@ public final class Packet {
     }
 
     /**
-     * Seals a data datagram ({@link Opcode#isData}) whose payload is elided (simulation,
+     * Seals a data datagram ({@link Opcode#hasUserPayload}) whose payload is elided (simulation,
      * {@code EngineConfig.elidePayload}; other datagrams are sealed whole by {@link #seal}): the headers fill
      * {@code seg[0, length - payloadLength)}, the CRC32C of the headers follows them, and the returned wire length
      * counts the payload as if it were there.
@@ -149,7 +149,7 @@ public final class Packet {
             return TRUNCATED;
         }
         base.wrap(seg, 0);
-        if (!Opcode.isData(base.opcode())) {
+        if (!Opcode.hasUserPayload(base.opcode())) {
             return check(seg, length); // only user data is elided: an ACK bundle's entries travel in full
         }
         int ext = Opcode.extensionLength(base.opcode());

@@ -147,7 +147,7 @@ public final class Host implements PacketSink {
             p.pathId = steering == null ? tx.pathId() : entropy(p.dst, tx.pathId());
             p.ecn = tx.ecn();
             p.opcode = tx.opcode();
-            p.data = Opcode.isData(p.opcode) || p.opcode == Opcode.READ_REQ;
+            p.data = Opcode.hasUserPayload(p.opcode) || p.opcode == Opcode.READ_REQ; // a PARITY is as long as data
             p.kind = 0;
             txPackets++;
             if (p.data) {

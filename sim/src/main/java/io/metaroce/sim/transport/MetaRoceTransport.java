@@ -64,6 +64,7 @@ public final class MetaRoceTransport implements Transport {
     private final TailRecoveryMeter tail;
     /** The fabric trims what its buffers cannot take (REL-17): the records then say what the receivers NAKed. */
     private final boolean trimming;
+    private final boolean parity;
     private long verifyFailures;
     private long verifiedMessages;
 
@@ -132,6 +133,7 @@ public final class MetaRoceTransport implements Transport {
         this.rqDepth = cfg.rqDepth;
         this.rng = rng.split();
         trimming = fabric.config().trimming;
+        parity = cfg.parityTailSegments > 0;
         int n = fabric.hosts();
         hosts = new Host[n];
         pds = new ProtectionDomain[n];
@@ -407,6 +409,11 @@ public final class MetaRoceTransport implements Transport {
         if (trimming) {
             m.put("trim_naks", sum(Counter.RX_TRIMMED));
             m.put("trim_losses", sum(Counter.TRIM_LOSSES));
+        }
+        if (parity) {
+            m.put("parity_sent", sum(Counter.PARITY_SENT));
+            m.put("parity_rebuilt", sum(Counter.PARITY_REBUILT));
+            m.put("parity_unused", sum(Counter.PARITY_UNUSED));
         }
         m.put("ecn_echoes", sum(Counter.ECN_ECHOES));
         m.put("naks", sum(Counter.TX_NAKS));

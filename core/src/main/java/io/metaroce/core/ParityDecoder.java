@@ -1,0 +1,201 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.Opcode;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * REL-18, receiver side: rebuilds the one missing segment of a group from the group's PARITY and its other segments,
+ * which were placed in final memory already; it is then a received segment of its message like any other. A PARITY
+ * that arrives while two or more of its group's segments are missing is held (up to {@link #CAPACITY} per QP, the
+ * oldest evicted first) until the group is one short, whole or its message retires. Holding arrays and buffers are
+ * made on first use.
+ */
+final class ParityDecoder {
+    static final int CAPACITY = 8;
+
+    private final QpCore c;
+    private int[] msn;
+    private int[] first;
+    private int[] count;
+    private int[] rkey;
+    private long[] va;
+    private MemorySegment[] payload;
+    private int[] payloadLength;
+    private boolean[] held;
+    private int holding;
+    private int evict;
+    private MemorySegment scratch;
+
+    ParityDecoder(QpCore c) {
+        this.c = c;
+    }
+
+    void reset() {
+        if (held != null) {
+            Arrays.fill(held, false);
+        }
+        holding = 0;
+    }
+
+    /**
+     * A checked PARITY for segments {@code [first, first + n)} of message {@code msn} (within the receive window;
+     * {@code m} its entry, or null when no segment of it arrived yet), its payload in {@code src[srcOff, +len)}, the
+     * group's placement ({@code rkey}, {@code va}: WRITE, WRITE_IMM). Returns true when it rebuilt a segment of
+     * {@code m}.
+     */
+    boolean onParity(InboundMessages.Msg m, int msnOf, int firstSeg, int n, int key, long addr, MemorySegment src,
+                     long srcOff, int len) {
+        int missing = m == null ? n : n - present(m, firstSeg, n);
+        if (missing == 0) {
+            c.count(Counter.PARITY_UNUSED);
+            return false;
+        }
+        if (missing == 1) {
+            return rebuild(m, firstSeg, n, key, addr, src, srcOff, len);
+        }
+        hold(msnOf, firstSeg, n, key, addr, src, srcOff, len);
+        return false;
+    }
+
+    /** Segment {@code seg} of {@code m} was just placed; returns true when a held PARITY then rebuilt another. */
+    boolean onSegment(InboundMessages.Msg m, int seg) {
+        if (holding == 0) {
+            return false;
+        }
+        boolean rebuilt = false;
+        for (int i = 0; i < CAPACITY; i++) {
+            if (!held[i]) {
+                continue;
+            }
+            if (c.inbound.relative(msn[i]) < 0) {
+                drop(i); // its message retired whole without it
+                continue;
+            }
+            if (msn[i] != m.msn || seg < first[i] || seg >= first[i] + count[i]) {
+                continue;
+            }
+            int missing = count[i] - present(m, first[i], count[i]);
+            if (missing == 1) {
+                held[i] = false;
+                holding--;
+                rebuilt |= rebuild(m, first[i], count[i], rkey[i], va[i], payload[i], 0, payloadLength[i]);
+            } else if (missing == 0) {
+                drop(i);
+            }
+        }
+        return rebuilt;
+    }
+
+    private static int present(InboundMessages.Msg m, int firstSeg, int n) {
+        int k = 0;
+        for (int s = firstSeg; s < firstSeg + n; s++) {
+            if (SendWqe.bit(m.bits, s)) {
+                k++;
+            }
+        }
+        return k;
+    }
+
+    private void drop(int i) {
+        held[i] = false;
+        holding--;
+        c.count(Counter.PARITY_UNUSED);
+    }
+
+    private void hold(int msnOf, int firstSeg, int n, int key, long addr, MemorySegment src, long srcOff, int len) {
+        if (held == null) {
+            msn = new int[CAPACITY];
+            first = new int[CAPACITY];
+            count = new int[CAPACITY];
+            rkey = new int[CAPACITY];
+            va = new long[CAPACITY];
+            payload = new MemorySegment[CAPACITY];
+            payloadLength = new int[CAPACITY];
+            held = new boolean[CAPACITY];
+        }
+        int i = -1;
+        for (int k = 0; k < CAPACITY && i < 0; k++) {
+            if (!held[k]) {
+                i = k;
+            }
+        }
+        if (i < 0) {
+            i = evict;
+            evict = (evict + 1) % CAPACITY;
+            drop(i);
+        }
+        held[i] = true;
+        holding++;
+        msn[i] = msnOf;
+        first[i] = firstSeg;
+        count[i] = n;
+        rkey[i] = key;
+        va[i] = addr;
+        payloadLength[i] = len;
+        if (len > 0 && !c.cfg.elidePayload) {
+            if (payload[i] == null) {
+                payload[i] = MemorySegment.ofArray(new byte[c.cfg.mtu]);
+            }
+            MemorySegment.copy(src, srcOff, payload[i], 0, len);
+        }
+    }
+
+    /**
+     * Rebuilds the one missing segment of {@code [firstSeg, firstSeg + n)} of {@code m}: the parity XOR every other
+     * segment of the group, read from where it was placed, written where the missing one goes. False (and the parity
+     * counted unused) when that memory is no longer there: the WRITE's region was deregistered, the SEND's receive
+     * is gone.
+     */
+    private boolean rebuild(InboundMessages.Msg m, int firstSeg, int n, int key, long addr, MemorySegment src,
+                            long srcOff, int len) {
+        int mtu = c.cfg.mtu;
+        int s = firstSeg;
+        while (SendWqe.bit(m.bits, s)) {
+            s++;
+        }
+        boolean write = m.op == Opcode.WRITE || m.op == Opcode.WRITE_IMM;
+        MemoryRegion mr;
+        long base; // the region offset of segment firstSeg
+        if (write) {
+            mr = c.engine.regionByRkey(key);
+            long groupBytes = Math.min((long) m.length - (long) firstSeg * mtu, (long) n * mtu);
+            if (mr == null || mr.pd() != c.pd || (mr.access() & Access.REMOTE_WRITE) == 0 || !mr.contains(addr, groupBytes)) {
+                c.count(Counter.PARITY_UNUSED);
+                return false;
+            }
+            base = addr - mr.address();
+        } else {
+            int r = c.rq.indexOf(m.rsn);
+            if (r < 0) {
+                c.count(Counter.PARITY_UNUSED);
+                return false;
+            }
+            mr = c.rq.mrs[r];
+            base = c.rq.offsets[r] + (long) firstSeg * mtu;
+        }
+        int lenS = segmentBytes(m, s, mtu);
+        if (lenS > 0 && !c.cfg.elidePayload) {
+            if (scratch == null) {
+                scratch = MemorySegment.ofArray(new byte[mtu]);
+            }
+            MemorySegment.copy(src, srcOff, scratch, 0, len);
+            MemorySegment region = mr.segment();
+            for (int k = firstSeg; k < firstSeg + n; k++) {
+                if (k != s) {
+                    Xor.into(scratch, 0, region, base + (long) (k - firstSeg) * mtu, segmentBytes(m, k, mtu));
+                }
+            }
+            MemorySegment.copy(scratch, 0, region, base + (long) (s - firstSeg) * mtu, lenS);
+        }
+        SendWqe.set(m.bits, s);
+        m.count++;
+        c.count(Counter.PARITY_REBUILT);
+        return true;
+    }
+
+    private static int segmentBytes(InboundMessages.Msg m, int seg, int mtu) {
+        return (int) Math.min(mtu, (long) m.length - (long) seg * mtu);
+    }
+}
