@@ -3,8 +3,10 @@ package io.metaroce.core;
 import io.metaroce.core.wire.AckBundleHeader;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.Opcode;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -256,6 +258,10 @@ public final class Engine {
         try {
             int r = trimmed ? packet.checkTrimmed(seg, length)
                     : cfg.elidePayload ? packet.checkElided(seg, length) : packet.check(seg, length);
+            if (r == Packet.BAD_OPCODE && trimmed && seg.get(ValueLayout.JAVA_BYTE, 1) == Opcode.PARITY) {
+                counters.inc(Counter.PARITY_UNUSED); // REL-18: a trimmed PARITY has nothing left to rebuild from
+                return;
+            }
             if (r != Packet.OK) {
                 counters.inc(switch (r) {
                     case Packet.TRUNCATED -> Counter.DROP_TRUNCATED;
@@ -424,7 +430,7 @@ public final class Engine {
     }
 
     static int maxDatagramLength(EngineConfig cfg) {
-        return Packet.datagramLength(io.metaroce.core.wire.Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
+        return Packet.datagramLength(Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
     }
 
     /**
@@ -446,7 +452,7 @@ public final class Engine {
             return Packet.maxHeaderLength();
         }
         int entries = Math.min(cfg.paths, AckBundleHeader.maxEntries(full));
-        int bundle = Packet.datagramLength(io.metaroce.core.wire.Opcode.ACK_BUNDLE, entries * AckBundleHeader.ENTRY_LENGTH)
+        int bundle = Packet.datagramLength(Opcode.ACK_BUNDLE, entries * AckBundleHeader.ENTRY_LENGTH)
                 + BaseHeader.AUTH_TRAILER_LENGTH;
         return Math.max(Packet.maxHeaderLength(), bundle);
     }
