@@ -107,6 +107,9 @@ final class LossRecovery {
         if (scanAckedAny) {
             rack.onAcked(scanNewestSentNs, nowNs);
         }
+        if (c.cfg.parityTailSegments > 0) {
+            c.peerRetiredBelow(ack.rxMsn()); // REL-18: what the peer rebuilt is never acknowledged by PSN
+        }
         c.retireSends();
         c.retireResponses();
     }

@@ -261,6 +261,30 @@ final class QpCore {
         }
     }
 
+    /**
+     * REL-18: the peer has retired every message of this QP below {@code rxMsn} (an ACK's rx MSN), so each of them
+     * this QP has sent whole (below the send queue's next to send) is acknowledged whole, whatever its PSNs' fate: a
+     * segment the peer rebuilt from a PARITY is never acknowledged by PSN. READs complete by their responses.
+     */
+    void peerRetiredBelow(int rxMsn) {
+        for (long s = sq.head; s < sq.nextToSend; s++) {
+            SendWqe w = sq.at(s);
+            if (w.msn - rxMsn >= 0) {
+                return;
+            }
+            if (w.done || w.op == Opcode.READ_REQ) {
+                continue;
+            }
+            for (int seg = 0; seg < w.segments; seg++) {
+                if (!SendWqe.bit(w.acked, seg)) {
+                    SendWqe.set(w.acked, seg);
+                    w.ackedCount++;
+                }
+            }
+            finish(w, WcStatus.SUCCESS); // REL-1: the peer placed every byte
+        }
+    }
+
     static void finish(SendWqe w, WcStatus status) {
         if (!w.done) {
             w.done = true;

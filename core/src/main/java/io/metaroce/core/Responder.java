@@ -203,7 +203,10 @@ final class Responder {
         SendWqe.set(m.bits, segIdx);
         m.count++;
         c.missing.onSegment(m, segIdx, nowNs, base.timestampNs(), p, ecn == EngineConfig.ECN_CE); // REL-16
-        c.parityIn.onSegment(m, segIdx); // REL-18: a held parity may now rebuild the group's last missing segment
+        if (c.parityIn.onSegment(m, segIdx) && m.count == m.segments) {
+            p.ackNow = true; // REL-18: a held parity rebuilt the message's last missing segment
+            c.ackWork = true;
+        }
         if (m.count == m.segments) {
             retireInbound();
         }
@@ -215,7 +218,7 @@ final class Responder {
      * segment would be (WIRE-22, BAD-*); then it rebuilds the group's one missing segment, is held until the group is
      * one short, or is counted unused. A rebuilt segment counts as received: its message may complete (ORD-1).
      */
-    void onParity(MemorySegment seg) {
+    void onParity(Path p, MemorySegment seg) {
         base.wrap(seg, 0);
         parity.wrap(seg, BaseHeader.LENGTH);
         int op = parity.op();
@@ -254,6 +257,8 @@ final class Responder {
         if (c.parityIn.onParity(m, msn, offset / mtu, n, parity.rkey(), parity.va(), seg,
                 BaseHeader.LENGTH + ParityHeader.LENGTH, payloadLen) && m.count == m.segments) {
             retireInbound();
+            p.ackNow = true; // its rx MSN tells the sender the message is whole (the rebuilt PSN is never acknowledged)
+            c.ackWork = true;
         }
     }
 
