@@ -154,6 +154,7 @@ public final class StressCommand implements Callable<Integer> {
         long bytes = 0;
         long events = 0;
         long trimmed = 0;
+        long rebuilt = 0;
         Timed slowest = results.getFirst();
         for (Timed t : results) {
             StressResult r = t.result;
@@ -161,6 +162,7 @@ public final class StressCommand implements Callable<Integer> {
             bytes += r.bytes();
             events += r.events();
             trimmed += r.trimmed();
+            rebuilt += r.rebuilt();
             if (t.wallNs > slowest.wallNs) {
                 slowest = t;
             }
@@ -171,7 +173,8 @@ public final class StressCommand implements Callable<Integer> {
         int failed = byCategory.values().stream().mapToInt(List::size).sum();
         o.println();
         o.printf("cases %d, passed %d, failed %d; %d work requests, %.1f MB payload, %d network events, %d packets "
-                + "trimmed%n", results.size(), results.size() - failed, failed, ops, bytes / 1e6, events, trimmed);
+                + "trimmed, %d segments rebuilt from a PARITY%n", results.size(), results.size() - failed, failed, ops,
+                bytes / 1e6, events, trimmed, rebuilt);
         o.printf("wall %.1f s with %d jobs: %.1f cases/s (slowest: seed %d, %.2f s)%n", seconds, threads,
                 results.size() / seconds, slowest.result.seed(), slowest.wallNs / 1e9);
         for (Map.Entry<String, List<StressResult>> e : byCategory.entrySet()) {

@@ -82,7 +82,7 @@ public final class StressRun {
             return result;
         } catch (RuntimeException e) {
             return new StressResult(c.seed(), false, "exception", e + " at " + e.getStackTrace()[0], "",
-                    r.net.nowNs(), c.operations(), c.payloadBytes(), r.net.eventsProcessed(), r.net.trimmed());
+                    r.net.nowNs(), c.operations(), c.payloadBytes(), r.net.eventsProcessed(), r.net.trimmed(), r.rebuilt());
         }
     }
 
@@ -134,7 +134,17 @@ public final class StressRun {
             log(() -> "FAIL " + category + ": " + failure + "\n" + detail);
         }
         return new StressResult(c.seed(), failure == null, category, failure == null ? "ok" : failure,
-                detail.toString(), net.nowNs(), c.operations(), c.payloadBytes(), net.eventsProcessed(), net.trimmed());
+                detail.toString(), net.nowNs(), c.operations(), c.payloadBytes(), net.eventsProcessed(), net.trimmed(),
+                rebuilt());
+    }
+
+    /** Segments the case's receivers rebuilt from a PARITY (REL-18). */
+    private long rebuilt() {
+        long n = 0;
+        for (int i = 0; i < net.size(); i++) {
+            n += net.engine(i).counters().get(Counter.PARITY_REBUILT);
+        }
+        return n;
     }
 
     private void setUp() {
