@@ -4,12 +4,14 @@ import io.metaroce.core.Counter;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
+import io.metaroce.core.auth.AuthKeys;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.function.Predicate;
@@ -26,6 +28,7 @@ class TailParityTest {
     private static final int MTU = 1024;
     private static final int SEGMENTS = 8;
     private static final int BYTES = SEGMENTS * MTU;
+    private static final byte[] PSK = "a pre-shared key of 32 bytes!!!!".getBytes(StandardCharsets.US_ASCII);
 
     private record Run(long recvDoneNs, long rebuilt, long unused, long paritySent) {
     }
@@ -57,6 +60,14 @@ class TailParityTest {
         // the PARITY is one more packet behind the last segment: the message completes one packet time later than
         // it would have lossless, not a round trip
         assertTrue(parity.recvDoneNs <= lossless.recvDoneNs + 2_000, "rebuilt about when the segment was due");
+    }
+
+    @Test
+    void anEncryptedParityRebuildsTheSegmentOfAnEncryptedConnection() {
+        // AUTH-5: the PARITY's payload is sealed and encrypted like a data packet's; the receiver rebuilds from the
+        // plaintext it placed
+        Run r = run(8, firstCopyOf(SEGMENTS - 1), 0, d -> false, true);
+        assertEquals(1, r.rebuilt);
     }
 
     @Test
@@ -133,17 +144,26 @@ class TailParityTest {
     }
 
     private static Run run(int tail, Predicate<Network.Datagram> drop) {
-        return run(tail, drop, 0, d -> false);
+        return run(tail, drop, 0, d -> false, false);
     }
 
     private static Run run(int tail, Predicate<Network.Datagram> drop, long delayNs,
                            Predicate<Network.Datagram> delayed) {
+        return run(tail, drop, delayNs, delayed, false);
+    }
+
+    private static Run run(int tail, Predicate<Network.Datagram> drop, long delayNs,
+                           Predicate<Network.Datagram> delayed, boolean encrypt) {
         EngineConfig cfg = new EngineConfig().paths(4).planes(1).mtu(MTU).parityTailSegments(tail);
         Network net = Network.datacenter(3, 2, cfg);
         net.setDropRule(drop::test);
         net.setDelayRule((now, d) -> delayed.test(d) ? delayNs : 0);
         Endpoint a = new Endpoint(net, 0, BYTES);
         Endpoint b = new Endpoint(net, 1, BYTES);
+        if (encrypt) {
+            a.qp.enableAuth(AuthKeys.derive(PSK, 0x1122L, a.qp.qpn(), b.qp.qpn(), 1000, 5001, true, true));
+            b.qp.enableAuth(AuthKeys.derive(PSK, 0x1122L, a.qp.qpn(), b.qp.qpn(), 1000, 5001, false, true));
+        }
         Endpoint.connect(net, a, b);
         a.fillRandom(11);
         assertEquals(QueuePair.OK, b.qp.postRecv(5, b.src, 0, 0));
