@@ -27,7 +27,8 @@ import java.util.SplittableRandom;
  * the message time (p50 / p99 / mean) over all messages, and {@code tail_recovery_us}: for the messages that lost a
  * packet, the time from the message's last original transmission to its completion (p50 / p99), beside the same
  * time for messages that lost nothing. Usage: {@code bench/tail-loss.sh [--loss 0.01] [--bytes 256KiB]
- * [--messages 2000] [--paths 16] [--seed 1] [--tail-copy true] [--tail-probes 2] [--missing-nak true]}.
+ * [--messages 2000] [--paths 16] [--seed 1] [--tail-copy true] [--tail-probes 2] [--missing-nak true]
+ * [--parity-tail 0]}.
  */
 public final class TailLossBench {
     private TailLossBench() {
@@ -42,6 +43,7 @@ public final class TailLossBench {
         boolean tailCopy = true;
         int tailProbes = new EngineConfig().tailProbes;
         boolean missingNak = new EngineConfig().missingNak;
+        int parityTail = 0;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 fail("option " + args[i] + " needs a value");
@@ -57,17 +59,20 @@ public final class TailLossBench {
                     case "--tail-copy" -> tailCopy = Boolean.parseBoolean(v);
                     case "--tail-probes" -> tailProbes = Integer.parseInt(v);
                     case "--missing-nak" -> missingNak = Boolean.parseBoolean(v);
-                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy --tail-probes --missing-nak)");
+                    case "--parity-tail" -> parityTail = Integer.parseInt(v);
+                    default -> fail("unknown option " + args[i] + " (--loss --bytes --messages --paths --seed --tail-copy "
+                            + "--tail-probes --missing-nak --parity-tail)");
                 }
             } catch (IllegalArgumentException e) {
                 fail("bad value for " + args[i] + ": " + e.getMessage());
             }
         }
         if (bytes < 1 || bytes > Integer.MAX_VALUE || messages < 1 || paths < 1 || paths > 256 || loss < 0 || loss >= 1
-                || tailProbes < 1 || tailProbes > 8) {
-            fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1, 1 <= tail-probes <= 8");
+                || tailProbes < 1 || tailProbes > 8 || parityTail != 0 && (parityTail < 2 || parityTail > 255)) {
+            fail("need 1 <= bytes < 2 GiB, messages >= 1, 1 <= paths <= 256, 0 <= loss < 1, 1 <= tail-probes <= 8, "
+                    + "parity-tail 0 or 2..255");
         }
-        run(loss, (int) bytes, messages, paths, seed, tailCopy, tailProbes, missingNak);
+        run(loss, (int) bytes, messages, paths, seed, tailCopy, tailProbes, missingNak, parityTail);
     }
 
     private static void fail(String msg) {
@@ -76,9 +81,10 @@ public final class TailLossBench {
     }
 
     private static void run(double loss, int bytes, int messages, int paths, long seed, boolean tailCopy,
-                            int tailProbes, boolean missingNak) {
+                            int tailProbes, boolean missingNak, int parityTail) {
         EngineConfig cfg = new EngineConfig().paths(paths).planes(Math.min(4, paths)).mtu(4096)
-                .txRateBps(100_000_000_000L).tailCopy(tailCopy).tailProbes(tailProbes).missingNak(missingNak);
+                .txRateBps(100_000_000_000L).tailCopy(tailCopy).tailProbes(tailProbes).missingNak(missingNak)
+                .parityTailSegments(parityTail);
         Network net = Network.datacenter(seed, 2, cfg);
         SplittableRandom drops = new SplittableRandom(seed * 31 + 7);
         boolean[] lost = new boolean[messages];
@@ -152,8 +158,9 @@ public final class TailLossBench {
         }
         long lossless = (long) bytes * 8 / 100; // ns at 100 Gb/s
         System.out.printf("tail-loss: %d messages of %d B, %d paths, loss %.3f%% of all datagrams (end to end), "
-                + "seed %d, 100 Gb/s, 1 us links, tail copies %s, %d tail-loss probe(s) per progress, MISSING NAKs %s%n",
-                messages, bytes, paths, loss * 100, seed, tailCopy ? "on" : "off", tailProbes, missingNak ? "on" : "off");
+                + "seed %d, 100 Gb/s, 1 us links, tail copies %s, %d tail-loss probe(s) per progress, MISSING NAKs %s, "
+                + "tail PARITY %s%n", messages, bytes, paths, loss * 100, seed, tailCopy ? "on" : "off", tailProbes,
+                missingNak ? "on" : "off", parityTail == 0 ? "off" : "over the last " + parityTail + " segments");
         System.out.printf("message_us            p50 %.1f  p99 %.1f  mean %.1f  (serialisation alone %.1f)%n",
                 pct(messageNs, 50), pct(messageNs, 99), mean(messageNs), lossless / 1e3);
         System.out.printf("tail_recovery_us      p50 %.1f  p90 %.1f  p99 %.1f  max %.1f  over %d messages that lost a "
