@@ -31,19 +31,19 @@ local metaroce = Proto("metaroce", "MetaRoCE-J")
 
 local OP = {
     WRITE = 0x01, WRITE_IMM = 0x02, SEND = 0x03, SEND_IMM = 0x04, READ_REQ = 0x05, READ_RESP = 0x06,
-    ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
+    PARITY = 0x08, ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
     CM_REQ = 0x30, CM_REP = 0x31, CM_RTU = 0x32, CM_DREQ = 0x33, CM_REJ = 0x34,
 }
 
 local opcode_names = {
     [0x01] = "WRITE", [0x02] = "WRITE_IMM", [0x03] = "SEND", [0x04] = "SEND_IMM", [0x05] = "READ_REQ",
-    [0x06] = "READ_RESP", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
+    [0x06] = "READ_RESP", [0x08] = "PARITY", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
     [0x30] = "CM_REQ", [0x31] = "CM_REP", [0x32] = "CM_RTU", [0x33] = "CM_DREQ", [0x34] = "CM_REJ",
 }
 
 -- extension header length per opcode (CM: the fixed part; the plane entries are counted as payload)
 local ext_len = {
-    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32,
+    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32, [0x08] = 36,
     [0x10] = 56, [0x11] = 16, [0x12] = 8, [0x20] = 16, [0x21] = 16,
     [0x30] = 32, [0x31] = 32, [0x32] = 32, [0x33] = 32, [0x34] = 32,
 }
@@ -109,6 +109,11 @@ F.va           = ProtoField.uint64("metaroce.va", "Virtual address", base.HEX)
 F.rsn          = ProtoField.uint32("metaroce.rsn", "RSN", base.DEC)
 F.imm          = ProtoField.uint32("metaroce.imm", "Immediate", base.HEX)
 F.payload      = ProtoField.bytes("metaroce.payload", "Payload")
+-- PARITY (REL-18, WIRE-22): MSN .. immediate as the data header's (fields above), then the message's opcode,
+-- the number of segments covered and a reserved u16; the payload is the XOR of the covered segments
+F.par_op       = ProtoField.uint8("metaroce.parity.op", "Message opcode", base.HEX, opcode_names)
+F.par_count    = ProtoField.uint8("metaroce.parity.count", "Segments covered", base.DEC)
+F.par_rsvd     = ProtoField.uint16("metaroce.parity.reserved", "Reserved", base.HEX)
 -- READ_REQ
 F.rd_len       = ProtoField.uint32("metaroce.read.length", "Read length", base.DEC)
 F.rd_rsvd      = ProtoField.uint32("metaroce.read.reserved", "Reserved", base.HEX)
@@ -345,6 +350,25 @@ local function dissect_data(tvb, tree, off)
     t:add(F.imm, tvb(off + 28, 4))
     local info = string.format(" msn=%d off=%d", tvb(off, 4):uint(), tvb(off + 8, 4):uint())
     return info, t
+end
+
+-- PARITY: the data header's 32 bytes naming the first covered segment, then op, count, reserved (36 bytes)
+local function dissect_parity(tvb, tree, off)
+    local t = tree:add(tvb(off, 36), "PARITY header")
+    t:add(F.msn, tvb(off, 4))
+    t:add(F.msg_len, tvb(off + 4, 4))
+    t:add(F.offset, tvb(off + 8, 4)):append_text(" (first covered segment)")
+    t:add(F.rkey, tvb(off + 12, 4))
+    t:add(F.va, tvb(off + 16, 8))
+    t:add(F.rsn, tvb(off + 24, 4))
+    t:add(F.imm, tvb(off + 28, 4))
+    local mop = tvb(off + 32, 1):uint()
+    t:add(F.par_op, tvb(off + 32, 1))
+    t:add(F.par_count, tvb(off + 33, 1))
+    local r = t:add(F.par_rsvd, tvb(off + 34, 2))
+    if tvb(off + 34, 2):uint() ~= 0 then r:add_proto_expert_info(E.nonzero) end
+    return string.format(" msn=%d off=%d op=%s count=%d", tvb(off, 4):uint(), tvb(off + 8, 4):uint(),
+        opcode_names[mop] or string.format("UNKNOWN(0x%02x)", mop), tvb(off + 33, 1):uint())
 end
 
 local function dissect_read_req(tvb, tree, off)
@@ -617,6 +641,8 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. dinfo .. " len=" .. plen
         elseif op == OP.READ_REQ then
             info = info .. string.format(" psn=%d", psn) .. dissect_read_req(tvb, root, off)
+        elseif op == OP.PARITY then
+            info = info .. dissect_parity(tvb, root, off) .. " len=" .. plen
         elseif op == OP.ACK then
             info = info .. dissect_ack(tvb, root, off)
         elseif op == OP.ACK_BUNDLE then

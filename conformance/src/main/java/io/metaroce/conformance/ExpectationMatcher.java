@@ -158,7 +158,12 @@ final class ExpectationMatcher {
             PacketView v = x.view;
             if (k.equals("pat") || k.equals("fill")) {
                 long off = v.fields().getOrDefault("off", 0L);
-                ok = Arrays.equals(Payloads.content(ctx, st, off, v.payload().length), v.payload());
+                byte[] want = v.opcode() == Opcode.PARITY // REL-18: the XOR of the segments the packet names
+                        ? Payloads.parity(ctx, st, v.fields().getOrDefault("len", 0L), off,
+                                v.fields().getOrDefault("count", 0L),
+                                v.payload().length)
+                        : Payloads.content(ctx, st, off, v.payload().length);
+                ok = Arrays.equals(want, v.payload());
                 shown = ok ? "payload matches" : "payload differs";
             } else if (k.equals("sack")) {
                 List<Integer> want = Payloads.sackBits(ctx, a.value());

@@ -12,6 +12,7 @@ import io.metaroce.core.wire.DataHeader;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
@@ -62,6 +63,12 @@ final class PacketBuilder {
             off = (int) ctx.num(st, "off", ctx.num(st, "seg", 0) * ctx.mtu);
             int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
             payload = Payloads.content(ctx, st, off, plen);
+        } else if (op == Opcode.PARITY) {
+            // REL-18: a group of segments of message "len" from "off" (or "seg"); payload their XOR (pat=/fill=)
+            msgLen = (int) ctx.num(st, "len", 64);
+            off = (int) ctx.num(st, "off", ctx.num(st, "seg", 0) * ctx.mtu);
+            int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
+            payload = Payloads.parity(ctx, st, msgLen, off, parityCount(ctx, st, msgLen, off), plen);
         } else if (Opcode.isCm(op)) {
             cm = cmMessage(ctx, st, op);
             payload = new byte[cm.encodedLength() - CM_FIXED];
@@ -83,10 +90,15 @@ final class PacketBuilder {
         MemorySegment seg = MemorySegment.ofArray(buf);
         baseHeader(ctx, st, seg, op, path, seq, off, msgLen, payload.length, cm);
         extension(ctx, st, seg, op, path, off, msgLen, payload.length, cm);
-        if (Opcode.isData(op)) {
+        if (Opcode.isData(op) || op == Opcode.PARITY) {
             System.arraycopy(payload, 0, buf, BaseHeader.LENGTH + ext, payload.length);
         }
         return damage(ctx, st, buf, seg, dglen, op, path, BaseHeader.LENGTH + ext, payload.length);
+    }
+
+    /** A PARITY's {@code count}: by default every segment from {@code off} to the end of the message. */
+    private static long parityCount(CaseState ctx, Step st, int msgLen, int off) {
+        return ctx.num(st, "count", Math.max(0, ((long) msgLen - off + ctx.mtu - 1) / ctx.mtu));
     }
 
     private static CmMessage cmMessage(CaseState ctx, Step st, int op) {
@@ -139,6 +151,14 @@ final class PacketBuilder {
             new DataHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).messageLength(msgLen).offset(off)
                     .rkey((int) ctx.num(st, "rkey", 0)).va(base == 0 ? 0 : base + off)
                     .rsn((int) ctx.num(st, "rsn", 0)).immediate((int) ctx.num(st, "imm", 0));
+        } else if (op == Opcode.PARITY) {
+            // WIRE-22: the data header's fields for the group's first segment, then the message's opcode and count
+            long base = ctx.num(st, "va", 0);
+            new ParityHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).messageLength(msgLen).offset(off)
+                    .rkey((int) ctx.num(st, "rkey", 0)).va(base == 0 ? 0 : base + off)
+                    .rsn((int) ctx.num(st, "rsn", 0)).immediate((int) ctx.num(st, "imm", 0))
+                    .op((int) ctx.num(st, "mop", Opcode.WRITE)).count((int) parityCount(ctx, st, msgLen, off))
+                    .reserved((int) ctx.num(st, "resv", 0));
         } else if (op == Opcode.READ_REQ) {
             new ReadRequestHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).readLength((int) ctx.num(st, "len", 0))
                     .rkey((int) ctx.num(st, "rkey", 0)).reserved((int) ctx.num(st, "resv", 0))

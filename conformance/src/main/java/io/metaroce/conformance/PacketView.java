@@ -8,6 +8,7 @@ import io.metaroce.core.wire.DataHeader;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
@@ -76,6 +77,19 @@ public final class PacketView {
             fields.put("va", d.va());
             fields.put("rsn", d.rsn() & 0xFFFF_FFFFL);
             fields.put("imm", d.immediate() & 0xFFFF_FFFFL);
+        } else if (opcode == Opcode.PARITY) {
+            // REL-18, WIRE-22: the data header's fields of the group's first segment, the message's opcode, count
+            ParityHeader q = new ParityHeader().wrap(seg, off);
+            fields.put("msn", q.msn() & 0xFFFF_FFFFL);
+            fields.put("len", q.messageLength() & 0xFFFF_FFFFL);
+            fields.put("off", q.offset() & 0xFFFF_FFFFL);
+            fields.put("rkey", q.rkey() & 0xFFFF_FFFFL);
+            fields.put("va", q.va());
+            fields.put("rsn", q.rsn() & 0xFFFF_FFFFL);
+            fields.put("imm", q.immediate() & 0xFFFF_FFFFL);
+            fields.put("mop", (long) q.op());
+            fields.put("count", (long) q.count());
+            fields.put("resv", (long) q.reserved());
         } else if (opcode == Opcode.READ_REQ) {
             ReadRequestHeader q = new ReadRequestHeader().wrap(seg, off);
             fields.put("msn", q.msn() & 0xFFFF_FFFFL);
@@ -182,7 +196,7 @@ public final class PacketView {
     /** A field's value rendered for people: opcode and flag names, hex keys. */
     public static String render(String key, long v) {
         return switch (key) {
-            case "op" -> Opcode.name((int) v);
+            case "op", "mop" -> Opcode.name((int) v);
             case "flags" -> flagNames((int) v);
             case "code" -> NakHeader.codeName((int) v);
             case "dqpn", "sqpn", "rkey", "va", "sink" -> "0x" + Long.toHexString(v);

@@ -35,6 +35,24 @@ final class Payloads {
         return b;
     }
 
+    /**
+     * The payload of a PARITY (REL-18) over segments {@code [off / mtu, off / mtu + count)} of a message of
+     * {@code msgLen} bytes whose content {@code st}'s {@code pat=}/{@code fill=} describes: their XOR, each segment
+     * padded with zeros, cut or zero-padded to {@code plen} bytes.
+     */
+    static byte[] parity(CaseState ctx, Step st, long msgLen, long off, long count, int plen) {
+        byte[] x = new byte[Math.max(0, plen)];
+        for (long k = 0; k < count; k++) {
+            long at = off + k * ctx.mtu;
+            int n = (int) Math.max(0, Math.min(Math.min(ctx.mtu, msgLen - at), x.length));
+            byte[] segment = content(ctx, st, at, n);
+            for (int i = 0; i < n; i++) {
+                x[i] ^= segment[i];
+            }
+        }
+        return x;
+    }
+
     /** The SACK bits of a {@code sack=} value ({@code none}, or {@code A,B..C,...}), in the order written. */
     static List<Integer> sackBits(CaseState ctx, String value) {
         List<Integer> bits = new ArrayList<>();

@@ -20,7 +20,11 @@ final class Datagrams {
      * length consistent (when it fits in 16 bits), then sealed with a valid CRC. Returns a new array.
      */
     static byte[] plausible(byte[] raw, int minLength) {
-        int opcode = OPCODES[Math.floorMod(raw.length > 1 ? raw[1] : 0, OPCODES.length)];
+        return plausible(raw, minLength, OPCODES[Math.floorMod(raw.length > 1 ? raw[1] : 0, OPCODES.length)]);
+    }
+
+    /** {@code raw} made plausible as {@link #plausible(byte[], int)} does, with opcode {@code opcode}. */
+    static byte[] plausible(byte[] raw, int minLength, int opcode) {
         int fixed = BaseHeader.LENGTH + Opcode.extensionLength(opcode) + Packet.CRC_LENGTH;
         byte[] d = java.util.Arrays.copyOf(raw, Math.max(Math.max(raw.length, fixed), minLength));
         MemorySegment seg = MemorySegment.ofArray(d);

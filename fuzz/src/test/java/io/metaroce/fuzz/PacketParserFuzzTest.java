@@ -11,6 +11,7 @@ import io.metaroce.core.wire.MalformedPacketException;
 import io.metaroce.core.wire.NakHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The packet parser (WIRE-8, the header views including the ACK bundle's, {@code CmMessage.parse}) on any bytes, raw and with a valid CRC:
+ * The packet parser (WIRE-8, the header views including the ACK bundle's and the PARITY's, {@code CmMessage.parse}) on any bytes, raw and with a valid CRC:
  * it returns a drop reason or OK, never throws (a CM extension may only throw MalformedPacketException), never
  * reads outside the datagram, and OK means the WIRE-1 length arithmetic holds.
  */
@@ -33,6 +34,7 @@ class PacketParserFuzzTest {
         parse(data);
         parse(Datagrams.sealed(data));
         parse(Datagrams.plausible(data, 0));
+        parse(Datagrams.plausible(data, 0, Opcode.PARITY)); // REL-18: not in plausible's list, which seeds pin
     }
 
     private void parse(byte[] d) {
@@ -54,6 +56,11 @@ class PacketParserFuzzTest {
             case Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_RESP -> {
                 DataHeader h = new DataHeader().wrap(seg, x);
                 sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate();
+            }
+            case Opcode.PARITY -> { // WIRE-22
+                ParityHeader h = new ParityHeader().wrap(seg, x);
+                sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate() + h.op()
+                        + h.count() + h.reserved();
             }
             case Opcode.READ_REQ -> {
                 ReadRequestHeader h = new ReadRequestHeader().wrap(seg, x);

@@ -42,6 +42,7 @@ class CodecPropertiesTest {
         for (int op : new int[] {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x30, 0x31, 0x32, 0x33, 0x34}) {
             SPEC_EXTENSION[op] = 32;
         }
+        SPEC_EXTENSION[0x08] = 36; // PARITY (REL-18, WIRE-22)
         SPEC_EXTENSION[0x10] = 56;
         SPEC_EXTENSION[0x11] = 16;
         SPEC_EXTENSION[0x12] = 8; // ACK_BUNDLE (ACK-11)
@@ -49,8 +50,8 @@ class CodecPropertiesTest {
         SPEC_EXTENSION[0x21] = 16;
     }
 
-    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x10, 0x11, 0x12, 0x20, 0x21, 0x30,
-            0x31, 0x32, 0x33, 0x34};
+    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x10, 0x11, 0x12, 0x20, 0x21,
+            0x30, 0x31, 0x32, 0x33, 0x34};
     private static final int[] CM_OPCODES = {0x30, 0x31, 0x32, 0x33, 0x34};
     /** Bytes of slack before and after a view, checked to be left untouched. */
     private static final int GUARD = 24;
@@ -187,6 +188,38 @@ class CodecPropertiesTest {
         ProbeHeader p = new ProbeHeader().wrap(g.seg, at);
         assertEquals(probeId, p.probeId());
         assertEquals(echo, p.echoTimestampNs());
+    }
+
+    @Property
+    void parityHeaderRoundTrip(@ForAll @IntRange(max = 64) int at, @ForAll int msn, @ForAll int messageLength,
+                               @ForAll int offset, @ForAll int rkey, @ForAll long va, @ForAll int rsn,
+                               @ForAll int immediate, @ForAll @IntRange(max = 0xff) int op,
+                               @ForAll @IntRange(max = 0xff) int count, @ForAll @IntRange(max = 0xffff) int reserved,
+                               @ForAll long noise) {
+        Guarded g = new Guarded(at, ParityHeader.LENGTH, noise);
+        new ParityHeader().wrap(g.seg, at).msn(msn).messageLength(messageLength).offset(offset).rkey(rkey).va(va)
+                .rsn(rsn).immediate(immediate).op(op).count(count).reserved(reserved);
+        g.assertGuardsIntact();
+        ParityHeader q = new ParityHeader().wrap(g.seg, at);
+        assertEquals(msn, q.msn());
+        assertEquals(messageLength, q.messageLength());
+        assertEquals(offset, q.offset());
+        assertEquals(rkey, q.rkey());
+        assertEquals(va, q.va());
+        assertEquals(rsn, q.rsn());
+        assertEquals(immediate, q.immediate());
+        assertEquals(op, q.op());
+        assertEquals(count, q.count());
+        assertEquals(reserved, q.reserved());
+        // WIRE-22: the first 32 bytes are laid out as the data header's (WIRE-2), then op, count and reserved
+        DataHeader d = new DataHeader().wrap(g.seg, at);
+        assertEquals(msn, d.msn());
+        assertEquals(offset, d.offset());
+        assertEquals(va, d.va());
+        assertEquals(immediate, d.immediate());
+        assertEquals((byte) op, g.seg.get(ValueLayout.JAVA_BYTE, at + 32));
+        assertEquals((byte) count, g.seg.get(ValueLayout.JAVA_BYTE, at + 33));
+        assertEquals((byte) (reserved >>> 8), g.seg.get(ValueLayout.JAVA_BYTE, at + 34));
     }
 
     // ---- CmMessage ----
@@ -397,6 +430,12 @@ class CodecPropertiesTest {
         }
         assertEquals(36, Packet.MIN_LENGTH);
         assertTrue(Opcode.isData(Opcode.READ_RESP) && !Opcode.isData(Opcode.READ_REQ));
+        // what a simulation may elide: user data, i.e. the data opcodes and PARITY (REL-18), nothing else
+        for (int op = 0; op < 256; op++) {
+            assertEquals(Opcode.isData(op) || op == 0x08, Opcode.hasUserPayload(op), Opcode.name(op));
+        }
+        assertTrue(!Opcode.isData(Opcode.PARITY) && !Opcode.consumesReceive(Opcode.PARITY));
+        assertEquals(-1, Opcode.extensionLength(0x07), "0x07 stays undefined (vector N-4)");
     }
 
     // ---- generators ----

@@ -69,7 +69,7 @@ class DissectorTest {
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
             "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
-            "metaroce.auth.seq", "metaroce.auth.cm_counter");
+            "metaroce.auth.seq", "metaroce.auth.cm_counter", "metaroce.parity.op", "metaroce.parity.count");
 
     /** One datagram of the capture and what the dissector must make of it. */
     private record Frame(String label, byte[] payload, int dstPort, Expect expect, Vector vector) {
@@ -144,6 +144,10 @@ class DissectorTest {
         assertEquals(bad, count(v.stdout, "[Expert Info (Error/Checksum): Bad CRC32C: stored"), "bad-CRC expert infos");
         assertTrue(v.stdout.contains("WRITE qp=0x00000b02 path=0 psn=4096 msn=0 off=0 len=16"), v.stdout);
         assertTrue(v.stdout.contains("sack=[cum+2..cum+4, cum+256]"), v.stdout);
+        assertTrue(v.stdout.contains("PARITY qp=0x00000b02 path=4 msn=6 off=1024 op=WRITE_IMM count=3 len=1024"),
+                v.stdout);
+        assertTrue(v.stdout.contains("Message opcode: WRITE_IMM (0x02)") && v.stdout.contains("Payload: 000102"),
+                v.stdout);
         assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
                 v.stdout);
         assertTrue(v.stdout.contains("(FIRST, LAST, ACK_REQ, AUTH, KEY_PHASE)") && v.stdout.contains("auth_seq=5 [auth]"),
@@ -246,6 +250,17 @@ class DissectorTest {
                 assertNum(row, "metaroce.ack.hold_newest", 35, label);
                 assertNum(row, "metaroce.ack.hold_longest", 8_250, label);
                 assertNums(row, "metaroce.ack.sacked_psn", List.of(ipsnA + 0x72), label);
+            }
+            case PARITY -> { // REL-18, WIRE-22
+                assertNum(row, "metaroce.msn", 6, label);
+                assertNum(row, "metaroce.msg_length", 3124, label);
+                assertNum(row, "metaroce.offset", 1024, label);
+                assertNum(row, "metaroce.rkey", rkey, label);
+                assertNum(row, "metaroce.va", 0x00007f0000004400L, label);
+                assertNum(row, "metaroce.rsn", 3, label);
+                assertNum(row, "metaroce.imm", 0x0badcafeL, label);
+                assertNum(row, "metaroce.parity.op", Opcode.WRITE_IMM, label);
+                assertNum(row, "metaroce.parity.count", 3, label);
             }
             case NAK -> {
                 assertNum(row, "metaroce.msn", 5, label);

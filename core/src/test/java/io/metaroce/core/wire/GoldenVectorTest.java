@@ -293,10 +293,36 @@ class GoldenVectorTest {
     }
 
     @Test
+    void parityFields() throws IOException {
+        MemorySegment s = checked(Vector.PARITY);
+        // unsequenced (WIRE-16): PSN 0; payload length = that of the first covered segment, min(mtu, 3124 - 1024)
+        assertBase(s, Opcode.PARITY, 0, 0x00000b02, 4, 1024, 0, 0, 0x00000a01, 1_000_027_000L);
+        assertEquals(BaseHeader.LENGTH + 36 + 1024 + Packet.CRC_LENGTH, s.byteSize());
+        ParityHeader q = new ParityHeader().wrap(s, BaseHeader.LENGTH);
+        assertEquals(6, q.msn());
+        assertEquals(3124, q.messageLength());
+        assertEquals(1024, q.offset());
+        assertEquals(0x1234abcd, q.rkey());
+        assertEquals(0x00007f0000004400L, q.va()); // the WR's remote address + the first covered segment's offset
+        assertEquals(3, q.rsn());
+        assertEquals(0x0badcafe, q.immediate());
+        assertEquals(Opcode.WRITE_IMM, q.op());
+        assertEquals(3, q.count());
+        assertEquals(0, q.reserved());
+        // the payload is the XOR of message bytes 1024 + j, 2048 + j and (j < 52) 3072 + j, byte i being i mod 256
+        byte[] payload = s.asSlice(BaseHeader.LENGTH + ParityHeader.LENGTH, 1024).toArray(ValueLayout.JAVA_BYTE);
+        for (int j = 0; j < 1024; j++) {
+            int expected = ((1024 + j) & 0xff) ^ ((2048 + j) & 0xff) ^ (j < 52 ? (3072 + j) & 0xff : 0);
+            assertEquals((byte) expected, payload[j], "payload byte " + j);
+            assertEquals(j < 52 ? (byte) j : 0, payload[j], "payload byte " + j);
+        }
+    }
+
+    @Test
     void oneVectorPerOpcode() {
         int[] opcodes = {Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_REQ,
                 Opcode.READ_RESP, Opcode.ACK, Opcode.NAK, Opcode.PROBE, Opcode.PROBE_REPLY, Opcode.CM_REQ,
-                Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ, Opcode.ACK_BUNDLE};
+                Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ, Opcode.ACK_BUNDLE, Opcode.PARITY};
         // the first vectors follow the opcode table up to CM_REJ; later opcodes' vectors (named by the opcode)
         // and corner-case vectors (the opcode's name and a suffix) come after, so older TV numbers stay
         for (int i = 0; i < opcodes.length; i++) {

@@ -235,6 +235,19 @@ public final class GoldenVectors {
                         .sackWord(1, 0, 0x0000000000000002L).sackWord(1, 1, 0L).sackWord(1, 2, 0L)
                         .sackWord(1, 3, 0L));
             }
+        },
+        PARITY(Opcode.PARITY, "Tail parity (REL-18) of A's 3124-byte WRITE with immediate (MSN 6, RSN 3, remote "
+                + "address 0x00007f0000004000, byte i of the message = i mod 256) over its last 3 segments (offsets "
+                + "1024, 2048 and 3072: 1024, 1024 and 52 bytes), sent on path 4 right after the last segment. The "
+                + "payload is their XOR, each padded with zeros to 1024 bytes: bytes 0x00 .. 0x33, then 972 zeros") {
+            @Override
+            byte[] build() {
+                byte[] payload = parityOf(PARITY_MESSAGE_LENGTH, 1024, 1, 3);
+                return frame(opcode, 0, QPN_B, QPN_A, 4, 0, 0, T0 + 27_000, payload,
+                        ext -> new ParityHeader().wrap(ext, 0).msn(6).messageLength(PARITY_MESSAGE_LENGTH)
+                                .offset(1024).rkey(RKEY_B).va(0x00007f0000004000L + 1024).rsn(3)
+                                .immediate(0x0badcafe).op(Opcode.WRITE_IMM).count(3).reserved(0));
+            }
         };
 
         final int opcode;
@@ -252,6 +265,28 @@ public final class GoldenVectors {
         String fileName() {
             return name().toLowerCase(Locale.ROOT) + ".hex";
         }
+    }
+
+    /** Length of the message whose tail the PARITY vector covers: three full 1024-byte segments and 52 bytes. */
+    static final int PARITY_MESSAGE_LENGTH = 3 * 1024 + 52;
+
+    /** Byte {@code i} of the message the PARITY vector covers: {@code i mod 256}. */
+    static byte parityMessageByte(int i) {
+        return (byte) i;
+    }
+
+    /**
+     * The XOR of segments {@code [first, first + count)} of that message with MTU {@code mtu}, each padded with zeros
+     * to the first one's length (REL-18).
+     */
+    static byte[] parityOf(int messageLength, int mtu, int first, int count) {
+        byte[] x = new byte[Math.min(mtu, messageLength - first * mtu)];
+        for (int k = first; k < first + count; k++) {
+            for (int j = 0; j < x.length && k * mtu + j < messageLength; j++) {
+                x[j] ^= parityMessageByte(k * mtu + j);
+            }
+        }
+        return x;
     }
 
     private static byte[] ascii(String s) {
@@ -467,6 +502,18 @@ public final class GoldenVectors {
                             hex64(a.sackWord(i, w)) + sackPsns(a.cumPsn(i), w, a.sackWord(i, w))));
                 }
             }
+        } else if (op == Opcode.PARITY) {
+            ParityHeader q = new ParityHeader().wrap(seg, x);
+            rows.add(row(x + ParityHeader.MSN, "MSN", dec(q.msn())));
+            rows.add(row(x + ParityHeader.MESSAGE_LENGTH, "message length", dec(q.messageLength())));
+            rows.add(row(x + ParityHeader.OFFSET, "offset (first covered segment)", dec(q.offset())));
+            rows.add(row(x + ParityHeader.RKEY, "rkey", hex32(q.rkey())));
+            rows.add(row(x + ParityHeader.VA, "va", hex64(q.va())));
+            rows.add(row(x + ParityHeader.RSN, "RSN", dec(q.rsn())));
+            rows.add(row(x + ParityHeader.IMMEDIATE, "immediate", hex32(q.immediate())));
+            rows.add(row(x + ParityHeader.OP, "op", String.format("0x%02x %s", q.op(), Opcode.name(q.op()))));
+            rows.add(row(x + ParityHeader.COUNT, "count", dec(q.count())));
+            rows.add(row(x + ParityHeader.RESERVED, "reserved", dec(q.reserved())));
         } else if (op == Opcode.NAK) {
             NakHeader k = new NakHeader().wrap(seg, x);
             rows.add(row(x + NakHeader.MSN, "MSN", dec(k.msn())));
@@ -501,11 +548,21 @@ public final class GoldenVectors {
         if (!Opcode.isCm(op) && op != Opcode.ACK_BUNDLE && b.payloadLength() > 0) {
             byte[] p = new byte[b.payloadLength()];
             System.arraycopy(bytes, payloadAt, p, 0, p.length);
-            rows.add(row(payloadAt, "payload", "\"" + new String(p, StandardCharsets.US_ASCII) + "\" (ASCII)"));
+            rows.add(row(payloadAt, "payload", op == Opcode.PARITY ? binary(p)
+                    : "\"" + new String(p, StandardCharsets.US_ASCII) + "\" (ASCII)"));
         }
         int crcAt = bytes.length - Packet.CRC_LENGTH;
         rows.add(row(crcAt, "CRC32C", hex32(MemorySegment.ofArray(bytes).get(U32, crcAt))));
         return rows;
+    }
+
+    /** A binary payload: its bytes up to the last non-zero one, in hex, and how many zero bytes follow. */
+    private static String binary(byte[] p) {
+        int n = p.length;
+        while (n > 0 && p[n - 1] == 0) {
+            n--;
+        }
+        return p.length + " bytes: " + (n == 0 ? "" : HEX.formatHex(p, 0, n) + ", then ") + (p.length - n) + " zeros";
     }
 
     private static String[] row(int offset, String name, String value) {
