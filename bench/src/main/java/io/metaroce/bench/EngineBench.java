@@ -195,7 +195,7 @@ public class EngineBench {
         // thread-scoped state's @Setup on it), so they are confined; the regions are shared, as an
         // application's would be.
         ioArena = Arena.ofConfined();
-        long bufBytes = Math.max(a.maxDatagramLength(), payload + 68L);
+        long bufBytes = Math.max(a.maxDatagramLength(), payload + 72L);
         abBuf = ioArena.allocate(bufBytes, 64);
         baBuf = switch (datagramBuffers) {
             case "split" -> ioArena.allocate(bufBytes, 64);

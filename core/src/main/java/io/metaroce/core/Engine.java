@@ -341,7 +341,8 @@ public final class Engine {
     }
 
     /**
-     * Writes the next datagram to send into {@code out} (which must hold mtu + 68 bytes) and describes it in
+     * Writes the next datagram to send into {@code out} (which must hold {@link #maxDatagramLength()}: mtu + 72 bytes,
+     * and the AUTH trailer) and describes it in
      * {@code tx}; returns its length, or 0 when nothing may be sent now.
      */
     public int pollTransmit(long nowNs, MemorySegment out, Transmit tx) {
@@ -424,37 +425,24 @@ public final class Engine {
         return d;
     }
 
-    /** Largest datagram this engine produces: headers, one MTU of payload, the AUTH trailer and the CRC. */
+    /** Largest datagram this engine produces or takes, what its buffers hold ({@link DatagramSizes#max}). */
     public int maxDatagramLength() {
-        return maxDatagramLength(cfg);
+        return DatagramSizes.max(cfg);
     }
 
-    static int maxDatagramLength(EngineConfig cfg) {
-        return Packet.datagramLength(Opcode.WRITE, cfg.mtu) + BaseHeader.AUTH_TRAILER_LENGTH;
+    /** Largest data datagram ({@link DatagramSizes#maxData}): an ACK bundle fills at most this much. */
+    public int maxDataDatagramLength() {
+        return DatagramSizes.maxData(cfg);
     }
 
-    /**
-     * Bytes a transmit or receive buffer needs: {@link #maxDatagramLength()}, or with
-     * {@link EngineConfig#elidePayload} only the longest header and its CRC (with {@link EngineConfig#ackBundle}, at
-     * least the longest ACK bundle the QP's paths make, which carries no payload to elide: ACK-11).
-     */
+    /** Bytes a transmit or receive buffer needs ({@link DatagramSizes#buffer}: less with elided payloads). */
     public int bufferLength() {
-        return bufferLength(cfg);
+        return DatagramSizes.buffer(cfg);
     }
 
     /** {@link #bufferLength()} of an engine built from {@code cfg}, without building one. */
     public static int bufferLength(EngineConfig cfg) {
-        int full = maxDatagramLength(cfg);
-        if (!cfg.elidePayload) {
-            return full;
-        }
-        if (!cfg.ackBundle) {
-            return Packet.maxHeaderLength();
-        }
-        int entries = Math.min(cfg.paths, AckBundleHeader.maxEntries(full));
-        int bundle = Packet.datagramLength(Opcode.ACK_BUNDLE, entries * AckBundleHeader.ENTRY_LENGTH)
-                + BaseHeader.AUTH_TRAILER_LENGTH;
-        return Math.max(Packet.maxHeaderLength(), bundle);
+        return DatagramSizes.buffer(cfg);
     }
 
     /**

@@ -142,7 +142,7 @@ final class PacketWriter {
 
     /** Paths other than {@code p} that an ACK bundle sent now would also acknowledge (at most what fits). */
     private int bundleMates(Path p) {
-        int room = Math.min(c.paths.length, AckBundleHeader.maxEntries(c.engine.maxDatagramLength())) - 1;
+        int room = Math.min(c.paths.length, AckBundleHeader.maxEntries(c.engine.maxDataDatagramLength())) - 1;
         int mates = 0;
         for (Path q : c.paths) {
             if (q != null && q != p && (q.ackNow || q.rxPending > 0) && mates < room) {

@@ -19,7 +19,7 @@ final class PlaneClocks {
         this.freeNs = new long[cfg.planes];
         this.used = new boolean[cfg.planes];
         this.txRateBps = cfg.txRateBps;
-        this.backlogNs = txRateBps > 0 ? portNs(Engine.maxDatagramLength(cfg)) : 0;
+        this.backlogNs = txRateBps > 0 ? portNs(DatagramSizes.maxData(cfg)) : 0;
     }
 
     private long portNs(int bytes) {

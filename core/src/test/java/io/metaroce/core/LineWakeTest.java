@@ -48,7 +48,7 @@ class LineWakeTest {
 
     @Test
     void aDelayedAckDueWhileTheLineIsBusyIsReportedForWhenTheLineIsFree() {
-        MemorySegment buf = arena.allocate(Engine.maxDatagramLength(new EngineConfig().mtu(1024)) + 64L, 64);
+        MemorySegment buf = arena.allocate(DatagramSizes.max(new EngineConfig().mtu(1024)) + 64L, 64);
         long[] free = new long[1];
         EnginePair pair = busyReceiver(5_000, free, buf);
         assertTrue(free[0] > T0 + 5_000, "the line is busy past the ACK's deadline");
@@ -60,7 +60,7 @@ class LineWakeTest {
 
     @Test
     void aQpWithNothingToSendWaitsForItsAckNotForTheLine() {
-        MemorySegment buf = arena.allocate(Engine.maxDatagramLength(new EngineConfig().mtu(1024)) + 64L, 64);
+        MemorySegment buf = arena.allocate(DatagramSizes.max(new EngineConfig().mtu(1024)) + 64L, 64);
         long[] free = new long[1];
         EnginePair pair = busyReceiver(50_000, free, buf);
         assertTrue(free[0] < T0 + 50_000);

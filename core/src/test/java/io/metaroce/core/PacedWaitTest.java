@@ -48,7 +48,7 @@ class PacedWaitTest {
         QueuePair b2 = receivers[1];
         MemoryRegion src = a.registerMemory(pa, arena.allocate(8192, 64), Access.ALL);
         MemoryRegion dst = b.registerMemory(pb, arena.allocate(8192, 64), Access.ALL);
-        MemorySegment buf = arena.allocate(Engine.maxDatagramLength(cfg) + 64L, 64);
+        MemorySegment buf = arena.allocate(DatagramSizes.max(cfg) + 64L, 64);
 
         // a1 gives the shared route an RTT: one packet there, its ACK back 10 us later
         assertEquals(QueuePair.OK, a1.postWrite(1, src, 0, 1024, dst.address(), dst.rkey(), QueuePair.SIGNALED));

@@ -98,7 +98,7 @@ class TimerHeapTest {
         q.connect(1, 99, 0, 0);
         MemoryRegion mr = engine.registerMemory(pd, Arena.ofAuto().allocate(4096, 64), Access.ALL);
         assertEquals(QueuePair.OK, q.postWrite(1, mr, 0, 1024, 0x1000, 5, QueuePair.SIGNALED));
-        MemorySegment out = Arena.ofAuto().allocate(engine.config().mtu + 68, 8);
+        MemorySegment out = Arena.ofAuto().allocate(engine.maxDatagramLength(), 8);
         Transmit tx = new Transmit();
         long now = 0;
         int sent = drain(out, tx, now);

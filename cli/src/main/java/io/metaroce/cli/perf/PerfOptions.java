@@ -200,6 +200,12 @@ public final class PerfOptions {
             + "one of its message (REL-16, NAK MISSING; off by default). Every requester acts on such NAKs.")
     boolean missingNak;
 
+    @Option(names = "--parity-tail", paramLabel = "SEGMENTS", defaultValue = "0",
+            description = "This side's sender follows every message of two or more segments with a PARITY over its "
+                    + "last SEGMENTS segments (2-255), from which the receiver rebuilds one lost segment of the tail "
+                    + "without a resend (REL-18; default 0: none). Every receiver uses what it gets.")
+    int parityTail;
+
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
@@ -293,6 +299,7 @@ public final class PerfOptions {
         require(size() >= 1, "-s/--size must be >= 1");
         require(warmup >= 0, "--warmup must be >= 0");
         require(omitS >= 0, "--omit must be >= 0");
+        require(parityTail == 0 || parityTail >= 2 && parityTail <= 255, "--parity-tail must be 0 (off) or in 2..255");
         require(omitS == 0 || !kind.latency(), "--omit is for bandwidth tests (latency tests warm up with --warmup)");
         require(omitS == 0 || server() || durationS != null || runInfinitely,
                 "--omit needs -D/--duration or --run_infinitely: a run of -n messages has no time to leave out");
@@ -469,6 +476,7 @@ public final class PerfOptions {
         if (missingNak) {
             c.missingNak(true);
         }
+        c.parityTailSegments(parityTail);
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }

@@ -55,6 +55,31 @@ class PerfCommandTest {
     }
 
     @Test
+    void parityTailRebuildsSegmentsTheServerDropsAndTheDataVerifies() throws Exception {
+        // REL-18 over real sockets: the server drops 2% of what it receives before its engine sees it
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "65536", "--verify", "--stats", "--inject-loss", "0.02"),
+                List.of("-s", "65536", "-n", "200", "--stats", "--parity-tail", "8"));
+        bothExitZero(r);
+        assertTrue(r[0].out().contains("data verified"), r[0].out());
+        assertTrue(counter(r[1].out(), "PARITY_SENT") >= 200, r[1].out());
+        assertTrue(counter(r[0].out(), "PARITY_REBUILT") > 0, r[0].out());
+        PerfHarness.Run bad = PerfHarness.run("write-bw", "127.0.0.1", "--parity-tail", "1");
+        assertEquals(PerfException.ERROR, bad.exit(), bad::toString);
+        assertTrue(bad.err().contains("--parity-tail must be 0 (off) or in 2..255"), bad.err());
+    }
+
+    /** A counter's value in a --stats listing (0 when not listed). */
+    private static long counter(String out, String name) {
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length == 2 && f[0].equals(name)) {
+                return Long.parseLong(f[1]);
+            }
+        }
+        return 0;
+    }
+
+    @Test
     void aServerWithATimeoutStillServesAClientThatComesLater() throws Exception {
         // --timeout limits a stalled run, not the wait for the first client: a stray datagram, then a client that
         // comes after more than --timeout, must run normally (the bug: "no progress" right after the handshake)
