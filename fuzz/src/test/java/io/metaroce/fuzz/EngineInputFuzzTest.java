@@ -14,6 +14,7 @@ import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.DataHeader;
 import io.metaroce.core.wire.Opcode;
+import io.metaroce.core.wire.ParityHeader;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.ReadRequestHeader;
 
@@ -96,7 +97,9 @@ class EngineInputFuzzTest {
         boolean aim = data.consumeBoolean();
         boolean seal = data.consumeInt(0, 7) != 0;
         byte[] raw = data.consumeBytes(data.consumeInt(0, 1200));
-        byte[] d = seal ? Datagrams.plausible(raw, 0) : raw;
+        // one in eight plausible datagrams is a PARITY (REL-18), whose rebuild writes memory from what others placed
+        byte[] d = !seal ? raw : data.consumeInt(0, 7) == 0 ? Datagrams.plausible(raw, 0, Opcode.PARITY)
+                : Datagrams.plausible(raw, 0);
         if (!aim || d.length < Packet.MIN_LENGTH) {
             return d;
         }
@@ -117,6 +120,14 @@ class EngineInputFuzzTest {
                             .rsn(data.consumeInt(0, 5));
                 }
             }
+        } else if (op == Opcode.PARITY && d.length >= BaseHeader.LENGTH + ParityHeader.LENGTH + Packet.CRC_LENGTH) {
+            h.psn(0);
+            MemoryRegion target = data.consumeBoolean() ? a : b;
+            int mtu = cfg.mtu;
+            new ParityHeader().wrap(seg, BaseHeader.LENGTH).rkey(target.rkey())
+                    .va(target.address() + data.consumeLong(-64, REGION + 64)).msn(data.consumeInt(0, 8))
+                    .messageLength(data.consumeInt(-1, 4 * mtu)).offset(mtu * data.consumeInt(0, 3) + data.consumeInt(0, 1))
+                    .op(data.consumeInt(0, 7)).count(data.consumeInt(0, 6)).rsn(data.consumeInt(0, 5));
         } else if (op == Opcode.ACK || op == Opcode.NAK) {
             h.psn(0);
         }
