@@ -31,6 +31,8 @@ final class PacketWriter {
     private final NakHeader nak = new NakHeader();
     private final ProbeHeader probe = new ProbeHeader();
     private final ParityHeader parity = new ParityHeader();
+    /** REL-18: the PARITY's accumulator, made with the first one. */
+    private Xor xor;
     /** AUTH-*: the connection's authenticator (set by the QP), or null. */
     PacketAuth auth;
     /** AUTH-18: when {@link #auth} moves to its next key (set with it). */
@@ -231,11 +233,15 @@ final class PacketWriter {
                 .rsn(w.rsn).immediate(w.imm).op(w.op).count(count).reserved(0);
         long at = BaseHeader.LENGTH + ParityHeader.LENGTH;
         if (payload > 0 && !c.cfg.elidePayload) {
-            MemorySegment region = w.local.segment();
-            MemorySegment.copy(region, w.localOffset + offset, out, at, payload);
-            for (int k = 1; k < count; k++) {
-                Xor.into(out, at, region, w.localOffset + (long) (first + k) * mtu, w.segmentBytes(first + k, mtu));
+            if (xor == null) {
+                xor = new Xor(mtu);
             }
+            MemorySegment region = w.local.segment();
+            xor.start(region, w.localOffset + offset, payload);
+            for (int k = 1; k < count; k++) {
+                xor.add(region, w.localOffset + (long) (first + k) * mtu, w.segmentBytes(first + k, mtu));
+            }
+            xor.writeTo(out, at, payload);
         }
         c.count(Counter.PARITY_SENT);
         return finish(out, (int) at + payload, p, Opcode.PARITY, tx);

@@ -26,7 +26,7 @@ final class ParityDecoder {
     private boolean[] held;
     private int holding;
     private int evict;
-    private MemorySegment scratch;
+    private Xor xor;
 
     ParityDecoder(QpCore c) {
         this.c = c;
@@ -177,17 +177,17 @@ final class ParityDecoder {
         }
         int lenS = segmentBytes(m, s, mtu);
         if (lenS > 0 && !c.cfg.elidePayload) {
-            if (scratch == null) {
-                scratch = MemorySegment.ofArray(new byte[mtu]);
+            if (xor == null) {
+                xor = new Xor(mtu);
             }
-            MemorySegment.copy(src, srcOff, scratch, 0, len);
+            xor.start(src, srcOff, len);
             MemorySegment region = mr.segment();
             for (int k = firstSeg; k < firstSeg + n; k++) {
                 if (k != s) {
-                    Xor.into(scratch, 0, region, base + (long) (k - firstSeg) * mtu, segmentBytes(m, k, mtu));
+                    xor.add(region, base + (long) (k - firstSeg) * mtu, segmentBytes(m, k, mtu));
                 }
             }
-            MemorySegment.copy(scratch, 0, region, base + (long) (s - firstSeg) * mtu, lenS);
+            xor.writeTo(region, base + (long) (s - firstSeg) * mtu, lenS);
         }
         SendWqe.set(m.bits, s);
         m.count++;

@@ -1,24 +1,49 @@
 package io.metaroce.core;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
-/** Byte-wise XOR of one memory range into another (REL-18 parity), eight bytes at a time. */
+/**
+ * XOR of memory ranges into an accumulator (REL-18 parity). Ranges are copied into a heap {@code long[]} in bulk and
+ * combined there in a plain loop the JIT vectorizes: element-wise access through a native segment's bounds checks was
+ * ~3x slower and, done inside a duty cycle, held back the datagrams of the same batch.
+ */
 final class Xor {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private final long[] acc;
+    private final long[] tmp;
+    private final MemorySegment accSeg;
+    private final MemorySegment tmpSeg;
 
-    private Xor() {
+    /** An accumulator for ranges of at most {@code maxBytes}. */
+    Xor(int maxBytes) {
+        acc = new long[(maxBytes + 7) >>> 3];
+        tmp = new long[acc.length];
+        accSeg = MemorySegment.ofArray(acc);
+        tmpSeg = MemorySegment.ofArray(tmp);
     }
 
-    /** {@code dst[dstOff, dstOff + len) ^= src[srcOff, srcOff + len)}. */
-    static void into(MemorySegment dst, long dstOff, MemorySegment src, long srcOff, int len) {
-        int i = 0;
-        for (; i + 8 <= len; i += 8) {
-            dst.set(LONG, dstOff + i, dst.get(LONG, dstOff + i) ^ src.get(LONG, srcOff + i));
+    /** Starts from {@code src[off, off + len)} (the rest of the accumulator zero). */
+    void start(MemorySegment src, long off, int len) {
+        Arrays.fill(acc, 0L);
+        MemorySegment.copy(src, off, accSeg, 0, len);
+    }
+
+    /** XORs {@code src[off, off + len)} into the accumulator. */
+    void add(MemorySegment src, long off, int len) {
+        int words = (len + 7) >>> 3;
+        if ((len & 7) != 0) {
+            tmp[words - 1] = 0L;
         }
-        for (; i < len; i++) {
-            dst.set(ValueLayout.JAVA_BYTE, dstOff + i,
-                    (byte) (dst.get(ValueLayout.JAVA_BYTE, dstOff + i) ^ src.get(ValueLayout.JAVA_BYTE, srcOff + i)));
+        MemorySegment.copy(src, off, tmpSeg, 0, len);
+        long[] a = acc;
+        long[] t = tmp;
+        for (int i = 0; i < words; i++) {
+            a[i] ^= t[i];
         }
+    }
+
+    /** Writes the accumulator's first {@code len} bytes to {@code dst[off, off + len)}. */
+    void writeTo(MemorySegment dst, long off, int len) {
+        MemorySegment.copy(accSeg, 0, dst, off, len);
     }
 }
