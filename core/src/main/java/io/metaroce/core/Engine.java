@@ -57,6 +57,7 @@ public final class Engine {
     private final List<QueuePair> qps = new ArrayList<>();
     private final MemoryRegions mrs;
     private final ArrayDeque<QueuePair> ready = new ArrayDeque<>();
+    private Xor xor;
     /** QPs touched since the driver last drained them (null: not tracked, {@link #trackTouched()}). */
     private ArrayDeque<QueuePair> touched;
     private final TimerHeap<QueuePair> timers = new TimerHeap<>();
@@ -423,6 +424,14 @@ public final class Engine {
             d = free; // QPs wait in the ready queue for the line rate
         }
         return d;
+    }
+
+    /** REL-18: the parity accumulator every QP of this engine shares (one thread runs them all), made on first use. */
+    Xor xor() {
+        if (xor == null) {
+            xor = new Xor(cfg.mtu);
+        }
+        return xor;
     }
 
     /** Largest datagram this engine produces or takes, what its buffers hold ({@link DatagramSizes#max}). */

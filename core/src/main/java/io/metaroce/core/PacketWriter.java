@@ -31,8 +31,6 @@ final class PacketWriter {
     private final NakHeader nak = new NakHeader();
     private final ProbeHeader probe = new ProbeHeader();
     private final ParityHeader parity = new ParityHeader();
-    /** REL-18: the PARITY's accumulator, made with the first one. */
-    private Xor xor;
     /** AUTH-*: the connection's authenticator (set by the QP), or null. */
     PacketAuth auth;
     /** AUTH-18: when {@link #auth} moves to its next key (set with it). */
@@ -233,9 +231,7 @@ final class PacketWriter {
                 .rsn(w.rsn).immediate(w.imm).op(w.op).count(count).reserved(0);
         long at = BaseHeader.LENGTH + ParityHeader.LENGTH;
         if (payload > 0 && !c.cfg.elidePayload) {
-            if (xor == null) {
-                xor = new Xor(mtu);
-            }
+            Xor xor = c.engine.xor();
             MemorySegment region = w.local.segment();
             xor.start(region, w.localOffset + offset, payload);
             for (int k = 1; k < count; k++) {

@@ -26,7 +26,6 @@ final class ParityDecoder {
     private boolean[] held;
     private int holding;
     private int evict;
-    private Xor xor;
 
     ParityDecoder(QpCore c) {
         this.c = c;
@@ -177,9 +176,7 @@ final class ParityDecoder {
         }
         int lenS = segmentBytes(m, s, mtu);
         if (lenS > 0 && !c.cfg.elidePayload) {
-            if (xor == null) {
-                xor = new Xor(mtu);
-            }
+            Xor xor = c.engine.xor();
             xor.start(src, srcOff, len);
             MemorySegment region = mr.segment();
             for (int k = firstSeg; k < firstSeg + n; k++) {
