@@ -17,6 +17,8 @@ final class ParityDecoder {
 
     private final QpCore c;
     private int[] msn;
+    private int[] op;
+    private int[] length;
     private int[] first;
     private int[] count;
     private int[] rkey;
@@ -39,13 +41,13 @@ final class ParityDecoder {
     }
 
     /**
-     * A checked PARITY for segments {@code [first, first + n)} of message {@code msn} (within the receive window;
-     * {@code m} its entry, or null when no segment of it arrived yet), its payload in {@code src[srcOff, +len)}, the
-     * group's placement ({@code rkey}, {@code va}: WRITE, WRITE_IMM). Returns true when it rebuilt a segment of
-     * {@code m}.
+     * A checked PARITY for segments {@code [first, first + n)} of message {@code msn} of opcode {@code opOf} and
+     * {@code lengthOf} bytes (within the receive window; {@code m} its entry, which agrees with both, or null when no
+     * segment of it arrived yet), its payload in {@code src[srcOff, +len)}, the group's placement ({@code rkey},
+     * {@code va}: WRITE, WRITE_IMM). Returns true when it rebuilt a segment of {@code m}.
      */
-    boolean onParity(InboundMessages.Msg m, int msnOf, int firstSeg, int n, int key, long addr, MemorySegment src,
-                     long srcOff, int len) {
+    boolean onParity(InboundMessages.Msg m, int msnOf, int opOf, int lengthOf, int firstSeg, int n, int key,
+                     long addr, MemorySegment src, long srcOff, int len) {
         int missing = m == null ? n : n - present(m, firstSeg, n);
         if (missing == 0) {
             c.count(Counter.PARITY_UNUSED);
@@ -54,7 +56,7 @@ final class ParityDecoder {
         if (missing == 1) {
             return rebuild(m, firstSeg, n, key, addr, src, srcOff, len);
         }
-        hold(msnOf, firstSeg, n, key, addr, src, srcOff, len);
+        hold(msnOf, opOf, lengthOf, firstSeg, n, key, addr, src, srcOff, len);
         return false;
     }
 
@@ -73,6 +75,10 @@ final class ParityDecoder {
                 continue;
             }
             if (msn[i] != m.msn || seg < first[i] || seg >= first[i] + count[i]) {
+                continue;
+            }
+            if (op[i] != m.op || length[i] != m.length) {
+                drop(i); // held before any data of its message came, and that data disagrees with it
                 continue;
             }
             int missing = count[i] - present(m, first[i], count[i]);
@@ -103,9 +109,12 @@ final class ParityDecoder {
         c.count(Counter.PARITY_UNUSED);
     }
 
-    private void hold(int msnOf, int firstSeg, int n, int key, long addr, MemorySegment src, long srcOff, int len) {
+    private void hold(int msnOf, int opOf, int lengthOf, int firstSeg, int n, int key, long addr, MemorySegment src,
+                      long srcOff, int len) {
         if (held == null) {
             msn = new int[CAPACITY];
+            op = new int[CAPACITY];
+            length = new int[CAPACITY];
             first = new int[CAPACITY];
             count = new int[CAPACITY];
             rkey = new int[CAPACITY];
@@ -128,6 +137,8 @@ final class ParityDecoder {
         held[i] = true;
         holding++;
         msn[i] = msnOf;
+        op[i] = opOf;
+        length[i] = lengthOf;
         first[i] = firstSeg;
         count[i] = n;
         rkey[i] = key;

@@ -58,6 +58,9 @@ final class QpCore {
     final ParityJobs parityJobs = new ParityJobs();
     /** PARITY packets received and held, and the segments rebuilt from them (REL-18). */
     final ParityDecoder parityIn = new ParityDecoder(this);
+    /** REL-18: the last rx MSN the peer's ACKs reported, once one was ({@link #peerRetiredBelow}). */
+    private int peerRxMsn;
+    private boolean peerRxMsnKnown;
 
     /** The verbs face of this QP (what the engine's ready queue and timer heap hold). */
     QueuePair face;
@@ -267,6 +270,11 @@ final class QpCore {
      * segment the peer rebuilt from a PARITY is never acknowledged by PSN. READs complete by their responses.
      */
     void peerRetiredBelow(int rxMsn) {
+        if (peerRxMsnKnown && rxMsn == peerRxMsn) {
+            return; // nothing new: what lay below it was settled when it was first seen
+        }
+        peerRxMsnKnown = true;
+        peerRxMsn = rxMsn;
         for (long s = sq.head; s < sq.nextToSend; s++) {
             SendWqe w = sq.at(s);
             if (w.msn - rxMsn >= 0) {
@@ -363,6 +371,7 @@ final class QpCore {
         replies.clear();
         parityJobs.clear();
         parityIn.reset();
+        peerRxMsnKnown = false;
         for (Path p : paths) {
             if (p == null) {
                 continue; // a path never used has nothing to clear

@@ -254,7 +254,7 @@ final class Responder {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
-        if (c.parityIn.onParity(m, msn, offset / mtu, n, parity.rkey(), parity.va(), seg,
+        if (c.parityIn.onParity(m, msn, op, msgLen, offset / mtu, n, parity.rkey(), parity.va(), seg,
                 BaseHeader.LENGTH + ParityHeader.LENGTH, payloadLen) && m.count == m.segments) {
             retireInbound();
             p.ackNow = true; // its rx MSN tells the sender the message is whole (the rebuilt PSN is never acknowledged)
