@@ -158,6 +158,11 @@ public final class EngineConfig {
      */
     public int parityTailSegments = 0;
     /**
+     * REL-18: with {@link #parityTailSegments} on, send a PARITY only while a packet to the message's peer was declared
+     * lost within this many ns (0: after every eligible message). A fabric that loses nothing then carries no parity.
+     */
+    public long parityAfterLossNs = 0;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -231,6 +236,7 @@ public final class EngineConfig {
     public EngineConfig missingNak(boolean v) { missingNak = v; return this; }
     public EngineConfig missingNakMarginNs(long v) { missingNakMarginNs = v; return this; }
     public EngineConfig parityTailSegments(int v) { parityTailSegments = v; return this; }
+    public EngineConfig parityAfterLossNs(long v) { parityAfterLossNs = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
     public EngineConfig activeSenderWindowNs(long v) { activeSenderWindowNs = v; return this; }
@@ -267,6 +273,7 @@ public final class EngineConfig {
         c.missingNak = missingNak;
         c.missingNakMarginNs = missingNakMarginNs;
         c.parityTailSegments = parityTailSegments;
+        c.parityAfterLossNs = parityAfterLossNs;
         c.grantFraction = grantFraction;
         c.unscheduledBytes = unscheduledBytes;
         c.txRateBps = txRateBps;
@@ -312,6 +319,7 @@ public final class EngineConfig {
         require(missingNakMarginNs >= 0, "missingNakMarginNs must be >= 0");
         require(parityTailSegments == 0 || parityTailSegments >= 2 && parityTailSegments <= ParityHeader.MAX_COUNT,
                 "parityTailSegments must be 0 (off) or in 2..255, got " + parityTailSegments);
+        require(parityAfterLossNs >= 0, "parityAfterLossNs must be >= 0");
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");

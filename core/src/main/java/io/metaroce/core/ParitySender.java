@@ -22,9 +22,16 @@ final class ParitySender {
         this.writer = writer;
     }
 
-    /** Segment {@code seg} of {@code w} (queue {@code q}) has just gone out for the first time on {@code p}. */
-    void owe(int q, SendWqe w, int seg, Path p) {
+    /**
+     * Segment {@code seg} of {@code w} (queue {@code q}) has just gone out for the first time on {@code p} at
+     * {@code nowNs}. With {@code parityAfterLossNs}, only while a loss to the peer was declared that recently.
+     */
+    void owe(int q, SendWqe w, int seg, Path p, long nowNs) {
         if (seg != w.segments - 1 || seg == 0 || w.op == Opcode.READ_REQ || w.op == Opcode.READ_RESP) {
+            return;
+        }
+        long window = c.cfg.parityAfterLossNs;
+        if (window > 0 && (p.peer.lastLossNs == Long.MIN_VALUE || nowNs - p.peer.lastLossNs > window)) {
             return;
         }
         int n = Math.min(c.cfg.parityTailSegments, w.segments);

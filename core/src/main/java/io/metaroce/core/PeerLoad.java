@@ -33,6 +33,8 @@ final class PeerLoad {
     final GrantClock grant;
     /** HINT-2: when data from this peer last arrived, and whether this engine's grants count it as active. */
     long lastDataRxNs = Long.MIN_VALUE;
+    /** REL-18: when a QP of this engine last declared a packet to this peer lost (resent it), or MIN_VALUE. */
+    long lastLossNs = Long.MIN_VALUE;
     boolean activeSender;
 
     /** RTT samples taken on routes to this peer ({@link #estimatesVersion()}). */

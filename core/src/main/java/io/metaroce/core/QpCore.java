@@ -244,6 +244,7 @@ final class QpCore {
             // An RNR/BUSY resend is not a transport retry: it does not count against retryLimit.
             held.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i] - 1, nowNs + holdNs);
         } else {
+            p.peer.lastLossNs = nowNs; // REL-18: parityAfterLossNs counts from here
             retx.push(p.recQueue[i], p.recSerial[i], p.recSeg[i], p.recAttempt[i], 0);
         }
     }

@@ -193,7 +193,7 @@ final class TransmitScheduler {
         record(nowNs, p, q, w, seg, attempt, len);
         p.lastTxAckReq = retransmit || seg == w.segments - 1; // what PacketWriter flags ACK_REQ
         if (!retransmit && c.cfg.parityTailSegments > 0) {
-            paritySender.owe(q, w, seg, p);
+            paritySender.owe(q, w, seg, p, nowNs);
         }
         if (retransmit) {
             p.retransmits++;

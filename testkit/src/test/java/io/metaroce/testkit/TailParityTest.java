@@ -92,9 +92,26 @@ class TailParityTest {
 
     @Test
     void aMessageOfManyParityGroupsIsVerifiedAtTwoPercentLoss() {
-        EngineConfig cfg = new EngineConfig().paths(8).planes(2).mtu(MTU).parityTailSegments(4);
+        Endpoint[] ends = messages(new EngineConfig().paths(8).planes(2).mtu(MTU).parityTailSegments(4), 0.02);
+        assertTrue(ends[1].engine.counters().get(Counter.PARITY_REBUILT) > 0, "some lost segments were rebuilt");
+    }
+
+    @Test
+    void afterLossOnlyALossyNetworkCarriesParity() {
+        // parityAfterLossNs: a PARITY only while a loss to the peer was declared within 200 us
+        EngineConfig cfg = new EngineConfig().paths(8).planes(2).mtu(MTU).parityTailSegments(4)
+                .parityAfterLossNs(200_000);
+        Endpoint[] lossless = messages(cfg, 0);
+        assertEquals(0, lossless[0].engine.counters().get(Counter.PARITY_SENT), "nothing lost, no parity");
+        Endpoint[] lossy = messages(cfg, 0.02);
+        assertTrue(lossy[0].engine.counters().get(Counter.PARITY_SENT) > 0, "losses turn parity on");
+        assertTrue(lossy[1].engine.counters().get(Counter.PARITY_REBUILT) > 0, "and it rebuilds segments");
+    }
+
+    /** 200 WRITE_IMMs of 1 to 8 segments at {@code loss}, every byte verified; returns sender and receiver. */
+    private static Endpoint[] messages(EngineConfig cfg, double loss) {
         Network net = Network.datacenter(5, 2, cfg);
-        net.setLoss(0.02);
+        net.setLoss(loss);
         int messages = 200;
         Endpoint a = new Endpoint(net, 0, (long) messages * BYTES);
         Endpoint b = new Endpoint(net, 1, (long) messages * BYTES);
@@ -114,8 +131,8 @@ class TailParityTest {
             assertEquals(-1L, a.src.segment().asSlice((long) i * BYTES, len)
                     .mismatch(b.dst.segment().asSlice((long) i * BYTES, len)), "message " + i + " intact");
         }
-        assertTrue(b.engine.counters().get(Counter.PARITY_REBUILT) > 0, "some lost segments were rebuilt");
         assertEquals(0, a.engine.internalErrors() + b.engine.internalErrors());
+        return new Endpoint[] {a, b};
     }
 
     @Test
