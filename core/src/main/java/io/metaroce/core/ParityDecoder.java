@@ -3,7 +3,6 @@ package io.metaroce.core;
 import io.metaroce.core.wire.Opcode;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 
 /**
  * REL-18, receiver side: rebuilds the one missing segment of a group from the group's PARITY and its other segments,
@@ -15,17 +14,22 @@ import java.util.Arrays;
 final class ParityDecoder {
     static final int CAPACITY = 8;
 
+    /** A PARITY held until its group is one short: what its header said, and its payload (made on first use). */
+    private static final class Held {
+        boolean used;
+        int msn;
+        int op;
+        int length;
+        int first;
+        int count;
+        int rkey;
+        long va;
+        MemorySegment payload;
+        int payloadLength;
+    }
+
     private final QpCore c;
-    private int[] msn;
-    private int[] op;
-    private int[] length;
-    private int[] first;
-    private int[] count;
-    private int[] rkey;
-    private long[] va;
-    private MemorySegment[] payload;
-    private int[] payloadLength;
-    private boolean[] held;
+    private Held[] held;
     private int holding;
     private int evict;
 
@@ -35,7 +39,9 @@ final class ParityDecoder {
 
     void reset() {
         if (held != null) {
-            Arrays.fill(held, false);
+            for (Held h : held) {
+                h.used = false;
+            }
         }
         holding = 0;
     }
@@ -56,7 +62,21 @@ final class ParityDecoder {
         if (missing == 1) {
             return rebuild(m, firstSeg, n, key, addr, src, srcOff, len);
         }
-        hold(msnOf, opOf, lengthOf, firstSeg, n, key, addr, src, srcOff, len);
+        Held h = slot();
+        h.msn = msnOf;
+        h.op = opOf;
+        h.length = lengthOf;
+        h.first = firstSeg;
+        h.count = n;
+        h.rkey = key;
+        h.va = addr;
+        h.payloadLength = len;
+        if (len > 0 && !c.cfg.elidePayload) {
+            if (h.payload == null) {
+                h.payload = MemorySegment.ofArray(new byte[c.cfg.mtu]);
+            }
+            MemorySegment.copy(src, srcOff, h.payload, 0, len);
+        }
         return false;
     }
 
@@ -66,28 +86,28 @@ final class ParityDecoder {
             return false;
         }
         boolean rebuilt = false;
-        for (int i = 0; i < CAPACITY; i++) {
-            if (!held[i]) {
+        for (Held h : held) {
+            if (!h.used) {
                 continue;
             }
-            if (c.inbound.relative(msn[i]) < 0) {
-                drop(i); // its message retired whole without it
+            if (c.inbound.relative(h.msn) < 0) {
+                drop(h); // its message retired whole without it
                 continue;
             }
-            if (msn[i] != m.msn || seg < first[i] || seg >= first[i] + count[i]) {
+            if (h.msn != m.msn || seg < h.first || seg >= h.first + h.count) {
                 continue;
             }
-            if (op[i] != m.op || length[i] != m.length) {
-                drop(i); // held before any data of its message came, and that data disagrees with it
+            if (h.op != m.op || h.length != m.length) {
+                drop(h); // held before any data of its message came, and that data disagrees with it
                 continue;
             }
-            int missing = count[i] - present(m, first[i], count[i]);
+            int missing = h.count - present(m, h.first, h.count);
             if (missing == 1) {
-                held[i] = false;
+                h.used = false;
                 holding--;
-                rebuilt |= rebuild(m, first[i], count[i], rkey[i], va[i], payload[i], 0, payloadLength[i]);
+                rebuilt |= rebuild(m, h.first, h.count, h.rkey, h.va, h.payload, 0, h.payloadLength);
             } else if (missing == 0) {
-                drop(i);
+                drop(h);
             }
         }
         return rebuilt;
@@ -103,53 +123,34 @@ final class ParityDecoder {
         return k;
     }
 
-    private void drop(int i) {
-        held[i] = false;
+    private void drop(Held h) {
+        h.used = false;
         holding--;
         c.count(Counter.PARITY_UNUSED);
     }
 
-    private void hold(int msnOf, int opOf, int lengthOf, int firstSeg, int n, int key, long addr, MemorySegment src,
-                      long srcOff, int len) {
+    /** A free holding slot, taken: the oldest one's (counted unused) when all are taken. */
+    private Held slot() {
         if (held == null) {
-            msn = new int[CAPACITY];
-            op = new int[CAPACITY];
-            length = new int[CAPACITY];
-            first = new int[CAPACITY];
-            count = new int[CAPACITY];
-            rkey = new int[CAPACITY];
-            va = new long[CAPACITY];
-            payload = new MemorySegment[CAPACITY];
-            payloadLength = new int[CAPACITY];
-            held = new boolean[CAPACITY];
-        }
-        int i = -1;
-        for (int k = 0; k < CAPACITY && i < 0; k++) {
-            if (!held[k]) {
-                i = k;
+            held = new Held[CAPACITY];
+            for (int i = 0; i < CAPACITY; i++) {
+                held[i] = new Held();
             }
         }
-        if (i < 0) {
-            i = evict;
+        Held free = null;
+        for (int k = 0; k < CAPACITY && free == null; k++) {
+            if (!held[k].used) {
+                free = held[k];
+            }
+        }
+        if (free == null) {
+            free = held[evict];
             evict = (evict + 1) % CAPACITY;
-            drop(i);
+            drop(free);
         }
-        held[i] = true;
+        free.used = true;
         holding++;
-        msn[i] = msnOf;
-        op[i] = opOf;
-        length[i] = lengthOf;
-        first[i] = firstSeg;
-        count[i] = n;
-        rkey[i] = key;
-        va[i] = addr;
-        payloadLength[i] = len;
-        if (len > 0 && !c.cfg.elidePayload) {
-            if (payload[i] == null) {
-                payload[i] = MemorySegment.ofArray(new byte[c.cfg.mtu]);
-            }
-            MemorySegment.copy(src, srcOff, payload[i], 0, len);
-        }
+        return free;
     }
 
     /**

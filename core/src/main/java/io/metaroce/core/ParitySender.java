@@ -34,23 +34,26 @@ final class ParitySender {
         if (window > 0 && (p.peer.lastLossNs == Long.MIN_VALUE || nowNs - p.peer.lastLossNs > window)) {
             return;
         }
-        int n = Math.min(c.cfg.parityTailSegments, w.segments);
-        c.parityJobs.push(q, w.serial, w.segments - n, n, p.id);
+        c.parityOwed.owe(q, w.serial, p.id);
     }
 
-    /** Writes the oldest PARITY still of use into {@code out}; returns its length, 0 when none is owed. */
+    /** Writes the owed PARITY into {@code out} if it is still of use; returns its length, 0 when none goes. */
     int next(long nowNs, MemorySegment out, Transmit tx) {
-        ParityJobs jobs = c.parityJobs;
-        while (!jobs.isEmpty()) {
-            jobs.take();
-            SendWqe w = c.queue(jobs.queue()).live(jobs.serial());
-            if (w == null || w.done || allAcked(w, jobs.first(), jobs.count())) {
-                continue;
-            }
-            sentOn = c.path(jobs.path());
-            return writer.parity(nowNs, sentOn, w, jobs.first(), jobs.count(), out, tx);
+        ParityOwed owed = c.parityOwed;
+        if (owed.isEmpty()) {
+            return 0;
         }
-        return 0;
+        owed.take();
+        SendWqe w = c.queue(owed.queue()).live(owed.serial());
+        if (w == null || w.done) {
+            return 0;
+        }
+        int n = Math.min(c.cfg.parityTailSegments, w.segments); // the tail: the message's last n segments
+        if (allAcked(w, w.segments - n, n)) {
+            return 0;
+        }
+        sentOn = c.path(owed.path());
+        return writer.parity(nowNs, sentOn, w, w.segments - n, n, out, tx);
     }
 
     /** The path of the PARITY {@link #next} wrote last. */

@@ -54,8 +54,8 @@ final class QpCore {
     final MissingSegments missing = new MissingSegments(this);
     /** Probe replies owed (PATH-10). */
     final ControlRing replies = new ControlRing();
-    /** PARITY packets owed (REL-18). */
-    final ParityJobs parityJobs = new ParityJobs();
+    /** The PARITY owed (REL-18). */
+    final ParityOwed parityOwed = new ParityOwed();
     /** PARITY packets received and held, and the segments rebuilt from them (REL-18). */
     final ParityDecoder parityIn = new ParityDecoder(this);
     /** REL-18: the last rx MSN the peer's ACKs reported, once one was ({@link #peerRetiredBelow}). */
@@ -370,7 +370,7 @@ final class QpCore {
         naks.clear();
         missing.reset();
         replies.clear();
-        parityJobs.clear();
+        parityOwed.clear();
         parityIn.reset();
         peerRxMsnKnown = false;
         for (Path p : paths) {

@@ -80,7 +80,7 @@ final class TransmitScheduler {
                 return writer.ack(nowNs, p, out, tx);
             }
         }
-        if (!c.parityJobs.isEmpty() && c.state == QpState.RTS) {
+        if (!c.parityOwed.isEmpty() && c.state == QpState.RTS) {
             int len = paritySender.next(nowNs, out, tx);
             if (len > 0) {
                 pace(nowNs, paritySender.sentOn(), len);
@@ -395,7 +395,7 @@ final class TransmitScheduler {
             return false;
         }
         if (!c.naks.isEmpty() || !c.replies.isEmpty() || c.ackWork && ackDue(atNs) != null || prober.hasWork()
-                || !c.parityJobs.isEmpty() && c.state == QpState.RTS) {
+                || !c.parityOwed.isEmpty() && c.state == QpState.RTS) {
             return true;
         }
         if (c.state != QpState.RTS || !c.hasDataToSend()) {
