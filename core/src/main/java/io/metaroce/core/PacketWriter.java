@@ -15,6 +15,7 @@ import io.metaroce.core.wire.ProbeHeader;
 import io.metaroce.core.wire.ReadRequestHeader;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * Writes one QP's packets (wire format of spec section 01): data, READ requests, ACKs, NAKs, probes and probe
@@ -38,6 +39,7 @@ final class PacketWriter {
     // the data packet being written, when its payload stays in its region (Engine.gatherTransmit; never with AUTH,
     // which seals the payload in the buffer)
     private MemorySegment gatherSegment;
+    private ByteBuffer gatherView;
     private long gatherOffset;
     private int gatherLength;
 
@@ -59,7 +61,7 @@ final class PacketWriter {
         int total;
         if (gatherLength > 0 && Opcode.isData(op)) {
             int headers = len - gatherLength;
-            total = packet.sealGathered(out, headers, gatherSegment, gatherOffset, gatherLength);
+            total = packet.sealGathered(out, headers, gatherView, gatherOffset, gatherLength);
             tx.headerLength = headers;
             tx.payloadSegment = gatherSegment;
             tx.payloadOffset = gatherOffset;
@@ -83,6 +85,7 @@ final class PacketWriter {
             tx.payloadLength = 0;
         }
         gatherSegment = null;
+        gatherView = null;
         gatherLength = 0;
         tx.peer = c.peer;
         tx.plane = p.plane;
@@ -272,6 +275,7 @@ final class PacketWriter {
             if (c.engine.gather && auth == null && region.isNative() && region.byteSize() <= Integer.MAX_VALUE) {
                 // scatter-gather: the payload leaves from the region itself (finish CRCs it there)
                 gatherSegment = region;
+                gatherView = w.local.crcView();
                 gatherOffset = w.localOffset + offset;
                 gatherLength = payload;
             } else {

@@ -117,11 +117,20 @@ public final class Packet {
      */
     public int sealGathered(MemorySegment seg, int headerLength, MemorySegment payload, long payloadOffset,
                             int payloadLength) {
+        return sealGathered(seg, headerLength, view(payload), payloadOffset, payloadLength);
+    }
+
+    /**
+     * {@link #sealGathered(MemorySegment, int, MemorySegment, long, int)} with the payload's memory given as a
+     * byte-buffer view the caller keeps (its position and limit are set here), so that no view is made per packet.
+     */
+    public int sealGathered(MemorySegment seg, int headerLength, ByteBuffer payload, long payloadOffset,
+                            int payloadLength) {
         crc.reset();
         ByteBuffer h = view(seg);
         h.limit(headerLength).position(0);
         crc.update(h);
-        ByteBuffer p = view(payload);
+        ByteBuffer p = payload;
         p.clear().position((int) payloadOffset).limit((int) payloadOffset + payloadLength);
         crc.update(p);
         Bytes.i32(seg, headerLength, (int) crc.getValue());
