@@ -88,7 +88,10 @@ final class BwTest {
             ep.mine = new BufferInfo(ep.data.address(), (long) ep.slots * size, ep.data.rkey(), seed);
             s.postRecv(ep, Wire.WR_CTRL_RECV, 0, ep.ctrl, Endpoint.ctrlRecvOffset(0), Endpoint.CTRL_RECV_SLOT);
             s.sendInfo(ep);
+            s.serviceDevice();
         }
+        s.awaitReady();
+        s.collectSetUpGarbage();
         s.learnRemoteQpns();
         s.printHeader(null);
 
@@ -250,6 +253,8 @@ final class BwTest {
         s.await(s.all(e -> e.peer != null), "waiting for the client's buffer message", h);
         s.learnRemoteQpns();
         s.printHeader(null);
+        s.collectSetUpGarbage();
+        s.sendReady();
         s.finishServer(h);
 
         Result r = new Result();

@@ -12,6 +12,7 @@ final class Endpoint {
     static final long CTRL_PEER_INFO = 64;
     static final long CTRL_DONE_SEND = 128;
     static final long CTRL_BYE_SEND = 192;
+    static final long CTRL_READY_SEND = 224;
     static final long CTRL_RECV_BASE = 256;
     static final int CTRL_RECV_SLOT = 64;
     static final int CTRL_RECV_SLOTS = 32;
@@ -37,6 +38,8 @@ final class Endpoint {
     boolean postable;
     long dataReceived;
     Wire.Done done;
+    /** Client of a bandwidth test: the server's "ready" arrived on this QP (the first one). */
+    boolean ready;
     boolean bye;
     boolean byeSent;
     boolean byeCompleted;

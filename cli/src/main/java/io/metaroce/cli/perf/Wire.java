@@ -17,6 +17,11 @@ final class Wire {
     static final int DONE_IMM = 0xD0_4E_E0_01;
     /** Immediate of the server's SEND_IMM that answers "done" ("bye"). */
     static final int BYE_IMM = 0xB1_E0_B1_E0;
+    /**
+     * Immediate of the bandwidth server's SEND_IMM, on the first QP, that says its set-up is over ("ready"): the
+     * client starts its data only then, so none of it waits for ACKs while the server prints its header.
+     */
+    static final int READY_IMM = 0x2E_AD_7E_AD;
 
     // work request id: type in the top byte, QP index in the next 16 bits, a sequence or slot below
     static final int WR_INFO_RECV = 1;
@@ -26,6 +31,7 @@ final class Wire {
     static final int WR_CTRL_RECV = 5;
     static final int WR_BYE_SEND = 6;
     static final int WR_DATA_RECV = 7;
+    static final int WR_READY_SEND = 8;
 
     private Wire() {
     }
