@@ -110,6 +110,7 @@ final class BwTest {
         measuring = omitNs == 0;
         long intervalStart = firstNs;
         long intervalMessages = 0;
+        String running = "running " + kind.id(); // made once: the loop idles millions of times
         while (true) {
             if (o.runInfinitely && Thread.interrupted()) {
                 durationNs = 0; // stopped (Ctrl-C): finish what is in flight, then close as a -D run does
@@ -177,7 +178,7 @@ final class BwTest {
             if (work > 0) {
                 s.progress();
             } else {
-                s.idle("running " + kind.id());
+                s.idle(running);
             }
         }
         long elapsedNs = Math.max(1, lastNs - firstNs);

@@ -5,6 +5,9 @@ import io.metaroce.core.WorkCompletion;
 import io.metaroce.core.QueuePair;
 import org.HdrHistogram.Histogram;
 
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+
 /**
  * write-lat and send-lat: ping-pong on one QP. write-lat: the client RDMA-WRITEs {@code -s} bytes into the
  * server's buffer with an immediate (the server needs a completion to know the data is there, where perftest
@@ -25,6 +28,15 @@ final class LatTest {
     private boolean gotPong;
     private int pongImm;
     private long pings;
+    // The message being posted (a ping, or the server's pong) and the post and wait that read it: made once, so
+    // that a ping-pong allocates nothing (a lambda and a string per message made a young collection every few
+    // seconds, and its pause showed in the tail of the latency).
+    private Endpoint postEp;
+    private long postSeq;
+    private int postLen;
+    private int postImm;
+    private final IntSupplier postMessage = () -> post(postEp, postSeq, postLen, postImm);
+    private final BooleanSupplier pongArrived = () -> gotPong;
 
     LatTest(Session s) {
         this.s = s;
@@ -162,8 +174,12 @@ final class LatTest {
         gotPong = false;
         int imm = (int) (seq & 0x3FFF_FFFF);
         long t0 = System.nanoTime();
-        s.post(ep, "ping", () -> post(ep, seq, size, imm), h);
-        s.await(() -> gotPong, "waiting for pong " + seq, h);
+        postEp = ep;
+        postSeq = seq;
+        postLen = size;
+        postImm = imm;
+        s.post(ep, "ping", postMessage, h);
+        s.await(pongArrived, "waiting for the pong", h);
         long t1 = System.nanoTime();
         if (kind == TestKind.WRITE_LAT && pongImm != imm) {
             throw new PerfException(PerfException.ERROR, "pong " + pongImm + " answered ping " + imm);
@@ -178,12 +194,13 @@ final class LatTest {
         Endpoint ep = s.eps.get(0);
         Session.Handler h = wc -> {
             if (isRecv(wc)) { // a ping: answer it with the same length (and sequence)
-                long seq = pings++;
-                int len = kind == TestKind.WRITE_LAT ? size : wc.byteLen();
-                int imm = wc.immediate();
+                postEp = ep;
+                postSeq = pings++;
+                postLen = kind == TestKind.WRITE_LAT ? size : wc.byteLen();
+                postImm = wc.immediate();
                 repost(ep, wc);
                 // ENOMEM cannot last here (one ping at a time), so a retry need not dispatch completions
-                s.post(ep, "pong", () -> post(ep, seq, len, imm), null);
+                s.post(ep, "pong", postMessage, null);
             }
         };
         s.await(() -> ep.peer != null, "waiting for the client's buffer message", h);
