@@ -63,6 +63,12 @@ public final class EngineConfig {
      * {@code realNetworkDefaults}. A receiver reports them either way.
      */
     public long ackHoldWindowNs = 0;
+    /**
+     * RTO-11: how long a path's retransmission timeout may wait, counted from its oldest unacknowledged packet, while
+     * nothing at all has come from the peer (on any QP) since that packet left, in ns: a descheduled peer is silent
+     * everywhere, a failed path is not. 0 (the default, also in net's {@code realNetworkDefaults}) never waits.
+     */
+    public long peerSilenceGraceNs = 0;
     /** Accepted packets per path after which an ACK is sent. */
     public int ackEvery = 4;
     /** Longest an accepted packet waits for its ACK. */
@@ -213,6 +219,7 @@ public final class EngineConfig {
     public EngineConfig ackBundle(boolean v) { ackBundle = v; return this; }
     public EngineConfig ackDelayNs(long v) { ackDelayNs = v; return this; }
     public EngineConfig ackHoldWindowNs(long v) { ackHoldWindowNs = v; return this; }
+    public EngineConfig peerSilenceGraceNs(long v) { peerSilenceGraceNs = v; return this; }
     public EngineConfig reorderThreshold(int v) { reorderThreshold = v; return this; }
     public EngineConfig initialRtoNs(long v) { initialRtoNs = v; return this; }
     public EngineConfig minRtoNs(long v) { minRtoNs = v; return this; }
@@ -262,6 +269,7 @@ public final class EngineConfig {
         c.minWindowBytes = minWindowBytes;
         c.ackBundle = ackBundle;
         c.ackHoldWindowNs = ackHoldWindowNs;
+        c.peerSilenceGraceNs = peerSilenceGraceNs;
         c.ackEvery = ackEvery; c.ackDelayNs = ackDelayNs; c.reorderThreshold = reorderThreshold;
         c.initialRtoNs = initialRtoNs; c.minRtoNs = minRtoNs; c.maxRtoNs = maxRtoNs;
         c.failAfterTimeouts = failAfterTimeouts; c.probeIntervalNs = probeIntervalNs;
@@ -321,6 +329,7 @@ public final class EngineConfig {
                 "parityTailSegments must be 0 (off) or in 2..255, got " + parityTailSegments);
         require(parityAfterLossNs >= 0, "parityAfterLossNs must be >= 0");
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
+        require(peerSilenceGraceNs >= 0, "peerSilenceGraceNs must be >= 0");
         require(reorderThreshold >= 1 && reorderThreshold < 256, "reorderThreshold must be in 1..255");
         require(minRtoNs > 0 && minRtoNs <= maxRtoNs && initialRtoNs > 0, "RTO bounds inconsistent");
         require(failAfterTimeouts >= 1, "failAfterTimeouts must be >= 1");

@@ -26,6 +26,10 @@ final class PathSendState {
     long tlpAtNs;
     long ecnEchoes;
     long sackGaps;
+    /** RTO-11: the timeout was put off to this time, while the progress was the one in {@link #rtoDeferredAt}. */
+    long rtoDeferredTo;
+    /** RTO-11: the path's last progress when its timeout was put off (MIN_VALUE: none was). */
+    long rtoDeferredAt = Long.MIN_VALUE;
 
     /** Starts the direction again (what {@link Path#resetTx} clears; the counters and highest PSN stay). */
     void reset() {
@@ -37,5 +41,6 @@ final class PathSendState {
         anyAcked = false;
         tlps = 0;
         lastCeNs = Long.MIN_VALUE;
+        rtoDeferredAt = Long.MIN_VALUE;
     }
 }

@@ -14,6 +14,11 @@ import java.util.ArrayDeque;
  */
 final class PeerLoad {
     final Engine engine;
+    /**
+     * RTO-11: send time of the most recently sent packet, of any QP on any route, the peer acknowledged (MIN_VALUE:
+     * none yet). What a stalled peer cannot move: ACKs it sent before the stall still arrive during it.
+     */
+    long newestDeliveredSentNs = Long.MIN_VALUE;
     private final SharedPath[] paths;
     /**
      * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight

@@ -183,7 +183,11 @@ final class QpTimers {
         }
         if (p.inflightPackets > 0
                 && PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
-            recovery.onRto(p, nowNs);
+            if (PathDeadlines.deferForSilentPeer(p, c.paths, cfg, nowNs)) {
+                c.count(Counter.RTO_DEFERRED); // RTO-11
+            } else {
+                recovery.onRto(p, nowNs);
+            }
         } else {
             long tlp = PathDeadlines.tailProbeAtNs(p, cfg);
             if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {

@@ -72,7 +72,10 @@ public final class DeviceOptions {
      * bundles (ACK-11: one ACK datagram per QP and receive batch instead of one per path, since every datagram is a
      * kernel crossing). No device rate is set here: a device opened with {@link #rateFromLink} (the default) paces
      * at its links' line rate where the kernel reports one, and otherwise leaves the rates off
-     * ({@link Device#rateSummary()} says which).
+     * ({@link Device#rateSummary()} says which). RTO-11's wait for a silent peer stays off ({@code perf
+     * --silence-grace-us 100000} turns it on): on the test bed (two perf JVMs on 2 shared cores, whose agents stall
+     * for up to ~40 ms) it removed the lossless runs' timeouts, but at 10% loss per hop a window lost with its ACKs
+     * looks silent too, and goodput fell from 19.0-21.4 to 15.1-16.4 Gb/s (2026-12-03).
      */
     public static EngineConfig realNetworkDefaults() {
         // CC-5 burst credit and VERBS-19 turn quantum of 64 KiB: a duty cycle hands the kernel runs of a route's

@@ -196,6 +196,11 @@ public final class PerfOptions {
                     + "microseconds, or e.g. 2s; 0 ignores reported hold times (default: the engine's, 2 s).")
     Long ackHoldWindowUs;
 
+    @Option(names = "--silence-grace-us", paramLabel = "TIME", converter = Converters.Micros.class,
+            description = "How long a timeout may wait while the peer acknowledges nothing new on any path (RTO-11, "
+                    + "a descheduled peer): microseconds, or e.g. 100ms; 0 (the default) never waits.")
+    Long silenceGraceUs;
+
     @Option(names = "--missing-nak", description = "This side's receiver NAKs a segment still missing behind a later "
             + "one of its message (REL-16, NAK MISSING; off by default). Every requester acts on such NAKs.")
     boolean missingNak;
@@ -322,6 +327,7 @@ public final class PerfOptions {
         require(txQuantum == null || txQuantum >= 0, "--tx-quantum must be >= 0");
         require(stallClampUs >= 0, "--stall-clamp-us must be >= 0");
         require(ackHoldWindowUs == null || ackHoldWindowUs >= 0, "--ack-hold-window-us must be >= 0");
+        require(silenceGraceUs == null || silenceGraceUs >= 0, "--silence-grace-us must be >= 0");
         require(agent.equals("thread") || agent.equals("inline"), "--agent must be thread or inline, not " + agent);
         require(world.equals("loopback") || world.equals("testbed"), "--world must be loopback or testbed");
         require(!encrypt || authKey != null, "--encrypt needs --auth-key");
@@ -472,6 +478,9 @@ public final class PerfOptions {
         }
         if (ackHoldWindowUs != null) {
             c.ackHoldWindowNs(ackHoldWindowUs * 1_000);
+        }
+        if (silenceGraceUs != null) {
+            c.peerSilenceGraceNs(silenceGraceUs * 1_000);
         }
         if (missingNak) {
             c.missingNak(true);
