@@ -3,7 +3,6 @@ package io.metaroce.testkit;
 import io.metaroce.core.Counter;
 import io.metaroce.core.Counters;
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import io.metaroce.core.wire.AckHold;
 import io.metaroce.core.wire.BaseHeader;
@@ -66,12 +65,7 @@ class AckHoldTest {
         long afterFirst = -1;
         long maxSrtt = 0;
         while (net.nowNs() < end) {
-            while (posted - a.sendDone() < OUTSTANDING) {
-                long off = (posted % OUTSTANDING) * MESSAGE;
-                assertEquals(QueuePair.OK, a.qp.postWrite(posted, a.src, off, MESSAGE, b.dst.address() + off,
-                        b.dst.rkey(), QueuePair.SIGNALED));
-                posted++;
-            }
+            posted = a.keepWriting(b, posted, OUTSTANDING, MESSAGE);
             net.runFor(100 * US);
             for (int i = 0; i < 4; i++) {
                 maxSrtt = Math.max(maxSrtt, a.qp.path(i).srttNs());

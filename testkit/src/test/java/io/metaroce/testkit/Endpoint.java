@@ -112,4 +112,22 @@ final class Endpoint {
         drain();
         return recvWrIds.size();
     }
+
+    /**
+     * Keeps {@code outstanding} WRITEs of {@code message} bytes in flight to {@code to}, slot {@code k % outstanding}
+     * of this source region onto the same slot of the peer's sink: posts as many as have completed since {@code
+     * posted} (the number posted so far) and returns the new number posted.
+     */
+    long keepWriting(Endpoint to, long posted, int outstanding, int message) {
+        long n = posted;
+        while (n - sendDone() < outstanding) {
+            long off = (n % outstanding) * message;
+            int rc = qp.postWrite(n, src, off, message, to.dst.address() + off, to.dst.rkey(), QueuePair.SIGNALED);
+            if (rc != QueuePair.OK) {
+                throw new IllegalStateException("postWrite returned " + rc);
+            }
+            n++;
+        }
+        return n;
+    }
 }

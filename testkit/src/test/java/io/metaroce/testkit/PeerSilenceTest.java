@@ -3,7 +3,6 @@ package io.metaroce.testkit;
 import io.metaroce.core.Counter;
 import io.metaroce.core.Counters;
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.QueuePair;
 import io.metaroce.core.WcStatus;
 import org.junit.jupiter.api.Test;
 
@@ -48,12 +47,7 @@ class PeerSilenceTest {
         long posted = 0;
         long firstTimeout = -1;
         while (net.nowNs() < durationNs) {
-            while (posted - a.sendDone() < OUTSTANDING) {
-                long off = (posted % OUTSTANDING) * MESSAGE;
-                assertEquals(QueuePair.OK, a.qp.postWrite(posted, a.src, off, MESSAGE, b.dst.address() + off,
-                        b.dst.rkey(), QueuePair.SIGNALED));
-                posted++;
-            }
+            posted = a.keepWriting(b, posted, OUTSTANDING, MESSAGE);
             net.runFor(100 * US);
             if (firstTimeout < 0 && a.engine.counters().get(Counter.TIMEOUTS) > 0) {
                 firstTimeout = net.nowNs();
