@@ -33,7 +33,7 @@ public enum Counter {
     TAIL_PROBES,
     /** Timeouts on a route that delivered later packets (PATH-16): losses, not failures; path health untouched. */
     ROUTE_ALIVE_TIMEOUTS,
-    /** Timeouts put off because nothing at all had come from the peer since the packet left (RTO-11). */
+    /** Timeouts put off because the peer had acknowledged nothing sent since the packet left (RTO-11). */
     RTO_DEFERRED,
     /** Packets declared lost because one sent sufficiently later, on any path, was acknowledged (REL-14). */
     RACK_LOSSES,

@@ -65,8 +65,9 @@ public final class EngineConfig {
     public long ackHoldWindowNs = 0;
     /**
      * RTO-11: how long a path's retransmission timeout may wait, counted from its oldest unacknowledged packet, while
-     * nothing at all has come from the peer (on any QP) since that packet left, in ns: a descheduled peer is silent
-     * everywhere, a failed path is not. 0 (the default, also in net's {@code realNetworkDefaults}) never waits.
+     * the peer has acknowledged nothing (of any QP, on any route) sent since that packet left and more than 8 of the
+     * QP's packets are out since, in ns: a descheduled peer acknowledges nothing new anywhere, a failed path's peer
+     * goes on acknowledging on the others. 0 (the default, also in net's {@code realNetworkDefaults}) never waits.
      */
     public long peerSilenceGraceNs = 0;
     /** Accepted packets per path after which an ACK is sent. */

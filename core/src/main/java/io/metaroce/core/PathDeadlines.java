@@ -1,8 +1,9 @@
 package io.metaroce.core;
 
 /**
- * A path's timer arithmetic (RTO-2, RTO-3, RTO-6, RTO-9, RTO-10, RTO-11): when its tail-loss probe and its retransmission
- * timeout fall due, from the path's own RTT estimate or, before its first sample, its route's or its peer's.
+ * A path's timer arithmetic (RTO-2, RTO-3, RTO-6, RTO-9, RTO-10, RTO-11): when its tail-loss probe and its
+ * retransmission timeout fall due, from the path's own RTT estimate or, before its first sample, its route's or its
+ * peer's.
  */
 final class PathDeadlines {
     private PathDeadlines() {
@@ -60,8 +61,9 @@ final class PathDeadlines {
      * RTO-11: whether path {@code p}'s timeout, due now, waits instead because the peer has acknowledged nothing, of
      * any QP on any route, sent since the path's oldest unacknowledged packet, and that packet left less than
      * {@code peerSilenceGraceNs} ago: a peer that is descheduled, collecting garbage or swapped out acknowledges
-     * nothing new on any path, while a failed path's peer goes on acknowledging on the others. If so the timeout is
-     * looked at again one timeout later or when the grace ends, whichever is first, and this returns true.
+     * nothing new on any path, while a failed path's peer goes on acknowledging on the others; and more than
+     * {@link #SILENCE_EVIDENCE_PACKETS} of the QP's packets must be out since. If so the timeout is looked at again
+     * {@code max(minRto, srtt)} later or when the grace ends, whichever is first, and this returns true.
      */
     static boolean deferForSilentPeer(Path p, Path[] qpPaths, EngineConfig cfg, long nowNs) {
         long grace = cfg.peerSilenceGraceNs;
@@ -85,8 +87,8 @@ final class PathDeadlines {
 
     /**
      * RTO-11: packets of the QP sent with or after the oldest one waiting, besides it, that must all be unacknowledged
-     * before the wait is taken for a stalled peer: at the 10% loss per hop of the test bed, a window whose few packets were all lost
-     * (and its ACKs) looked silent too, and waiting 100 ms for it cost 15% of the goodput.
+     * before the wait is taken for a stalled peer: a window of a few packets all lost with their ACKs (at the test
+     * bed's 10% loss per hop) looks silent too, and waiting for it took a fifth of the goodput.
      */
     static final int SILENCE_EVIDENCE_PACKETS = 8;
 
