@@ -425,7 +425,8 @@ public final class PerfOptions {
         try {
             return DeviceOptions.Idle.valueOf(idle.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new PerfException(PerfException.ERROR, "--idle must be spin, yield, backoff, park or block, not " + idle);
+            throw new PerfException(PerfException.ERROR,
+                    "--idle must be spin, yield, backoff, park or block, not " + idle);
         }
     }
 
