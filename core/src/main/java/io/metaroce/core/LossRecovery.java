@@ -184,11 +184,6 @@ final class LossRecovery {
                 || pathNewestSentNs - route.newestDeliveredSentNs > 0)) {
             route.newestDeliveredSentNs = pathNewestSentNs;
         }
-        PeerLoad peer = p.peer;
-        if (pathNewestSentNs != Long.MIN_VALUE && peer != null && (peer.newestDeliveredSentNs == Long.MIN_VALUE
-                || pathNewestSentNs - peer.newestDeliveredSentNs > 0)) {
-            peer.newestDeliveredSentNs = pathNewestSentNs; // RTO-11
-        }
         return newlyBytes;
     }
 

@@ -45,13 +45,13 @@ final class PathDeadlines {
      */
     static long rtoDeadlineNs(Path p, long maxRtoNs, int silentTimeouts, long newestAckedSentNs) {
         long d = p.lastProgressNs + currentRtoNs(p, maxRtoNs, silentTimeouts);
-        boolean overtaken = newestAckedSentNs != Long.MIN_VALUE && p.floor != p.nextPsn
-                && newestAckedSentNs - p.recSentNs[p.slot(p.floor)] > 0;
+        boolean waiting = p.floor != p.nextPsn;
+        long oldestSentNs = waiting ? p.recSentNs[p.slot(p.floor)] : 0;
+        boolean overtaken = newestAckedSentNs != Long.MIN_VALUE && waiting && newestAckedSentNs - oldestSentNs > 0;
         long due = overtaken ? d : d + peerHoldNs(p);
         PathSendState s = p.tx(); // made already: the path has a packet in flight
         if (s.rtoDeferredAt != Long.MIN_VALUE && s.rtoDeferredAt == p.lastProgressNs && s.rtoDeferredTo - due > 0
-                && p.peer != null && p.floor != p.nextPsn
-                && p.peer.newestDeliveredSentNs - p.recSentNs[p.slot(p.floor)] < 0) {
+                && waiting && p.peer != null && !p.peer.deliveredSentSince(oldestSentNs)) {
             due = s.rtoDeferredTo; // RTO-11: put off while the peer is silent (once it speaks, the timeout is due)
         }
         return due;
@@ -72,9 +72,8 @@ final class PathDeadlines {
             return false;
         }
         long oldestSentNs = p.recSentNs[p.slot(p.floor)];
-        long delivered = peer.newestDeliveredSentNs;
-        if (delivered == Long.MIN_VALUE || delivered - oldestSentNs >= 0 || nowNs - oldestSentNs >= grace) {
-            return false; // nothing ever acknowledged, or a later packet was (this one is lost), or silent too long
+        if (nowNs - oldestSentNs >= grace || !peer.anyDelivered() || peer.deliveredSentSince(oldestSentNs)) {
+            return false; // silent too long, or nothing ever acknowledged, or a later packet was (this one is lost)
         }
         if (inflightSentSince(qpPaths, oldestSentNs) <= SILENCE_EVIDENCE_PACKETS) {
             return false; // too few sent since for their silence to say more than loss does (the tail of a window)

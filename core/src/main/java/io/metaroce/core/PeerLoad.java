@@ -14,11 +14,6 @@ import java.util.ArrayDeque;
  */
 final class PeerLoad {
     final Engine engine;
-    /**
-     * RTO-11: send time of the most recently sent packet, of any QP on any route, the peer acknowledged (MIN_VALUE:
-     * none yet). What a stalled peer cannot move: ACKs it sent before the stall still arrive during it.
-     */
-    long newestDeliveredSentNs = Long.MIN_VALUE;
     private final SharedPath[] paths;
     /**
      * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight
@@ -131,6 +126,30 @@ final class PeerLoad {
             paths[id] = r;
         }
         return r;
+    }
+
+    /**
+     * RTO-11: whether the peer has acknowledged a packet, of any QP on any route, sent at or after {@code sentNs}
+     * (PATH-16's evidence, over every route). What a stalled peer cannot do: ACKs it sent before the stall still
+     * arrive during it. False before its first acknowledgement.
+     */
+    boolean deliveredSentSince(long sentNs) {
+        for (SharedPath r : paths) {
+            if (r != null && r.newestDeliveredSentNs != Long.MIN_VALUE && r.newestDeliveredSentNs - sentNs >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the peer has acknowledged anything yet, on any route (RTO-11). */
+    boolean anyDelivered() {
+        for (SharedPath r : paths) {
+            if (r != null && r.newestDeliveredSentNs != Long.MIN_VALUE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The route of path id {@code id} if a QP made it, else null (it reads as an idle one). */
