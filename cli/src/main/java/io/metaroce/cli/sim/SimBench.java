@@ -56,7 +56,8 @@ import java.util.SplittableRandom;
  * ordered pair of hosts on its own connection, 512 KiB each unless {@code --flow-bytes}, htsim's all-to-all; the
  * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows),
  * {@code --trimming on|off} (off; on: switches trim what their buffer cannot take to its headers and forward it ahead of
- * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17), {@code --set engine.KEY=VALUE}
+ * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17), {@code --counters on|off}
+ * (off; on: one more line with every engine counter that is not zero, summed over the hosts), {@code --set engine.KEY=VALUE}
  * (repeatable: any engine setting, written as in an experiment file, e.g. {@code --set engine.paths=64}; the defaults
  * are the engine's own but for the MTU, paths, one plane and the host's line rate).
  */
@@ -66,7 +67,7 @@ public final class SimBench {
 
     /** Benchmark parameters, from the command line. */
     record Params(int k, long flowBytes, long seed, int paths, int warmups, long limitMs, boolean payload,
-                  boolean allToAll, boolean trimming, List<String> engineSets) {
+                  boolean allToAll, boolean trimming, boolean counters, List<String> engineSets) {
         static Params parse(String[] args) {
             int k = 8;
             long flowBytes = -1;
@@ -77,6 +78,7 @@ public final class SimBench {
             long limitMs = 1_000;
             boolean payload = false;
             boolean trimming = false;
+            boolean counters = false;
             List<String> engineSets = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -85,7 +87,7 @@ public final class SimBench {
                 }
                 String v = args[++i];
                 boolean word = a.equals("--workload") || a.equals("--payload") || a.equals("--trimming")
-                        || a.equals("--set");
+                        || a.equals("--counters") || a.equals("--set");
                 if (!word && !v.matches("-?[0-9]{1,18}")) {
                     throw new IllegalArgumentException(a + " expects a whole number, got '" + v + "'");
                 }
@@ -104,16 +106,17 @@ public final class SimBench {
                     };
                     case "--payload" -> payload = onOff(a, v);
                     case "--trimming" -> trimming = onOff(a, v);
+                    case "--counters" -> counters = onOff(a, v);
                     case "--set" -> engineSets.add(engineSetting(v));
                     default -> throw new IllegalArgumentException("unknown option " + a
                             + " (options: --k --workload --flow-bytes --seed --paths --warmups --limit-ms --payload"
-                            + " --trimming --set)");
+                            + " --trimming --counters --set)");
                 }
             }
             if (flowBytes < 0) {
                 flowBytes = allToAll ? 512 * 1024 : 2_000_000; // htsim's scenarios
             }
-            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll, trimming,
+            return new Params(k, flowBytes, seed, paths, warmups, limitMs, payload, allToAll, trimming, counters,
                     List.copyOf(engineSets));
         }
 
@@ -162,7 +165,7 @@ public final class SimBench {
         Params p = Params.parse(args);
         for (int w = 0; w < p.warmups(); w++) {
             Bench b = new Bench(new Params(8, p.flowBytes(), p.seed() + 1000 + w, p.paths(), 0, p.limitMs(),
-                    p.payload(), false, p.trimming(), p.engineSets()));
+                    p.payload(), false, p.trimming(), false, p.engineSets()));
             b.run();
             System.out.printf("warm-up %d (k=8): dataPackets/wall-s=%.0f wall=%.3f s completed=%d/%d%n", w,
                     b.dataPackets() * 1e9 / Math.max(1, b.wallNs), b.wallNs / 1e9, b.completed, b.flows);
@@ -311,6 +314,18 @@ public final class SimBench {
             return n;
         }
 
+        /** Every engine counter that is not zero, summed over the hosts, one line of name=value pairs. */
+        void printCounters() {
+            StringBuilder line = new StringBuilder("counters:");
+            for (Counter c : Counter.values()) {
+                long n = engineCounter(c);
+                if (n != 0) {
+                    line.append(' ').append(c.name()).append('=').append(n);
+                }
+            }
+            System.out.println(line);
+        }
+
         void report(double setupS) {
             double wallS = wallNs / 1e9;
             long data = dataPackets();
@@ -370,6 +385,9 @@ public final class SimBench {
             if (p.trimming()) {
                 System.out.printf("trimmed=%d trimNaks=%d trimLosses=%d%n", fabric.sumPorts(SwitchPort::trimmed),
                         engineCounter(Counter.RX_TRIMMED), engineCounter(Counter.TRIM_LOSSES));
+            }
+            if (p.counters()) {
+                printCounters();
             }
             System.out.printf("hostTxPackets=%d hostRxPackets=%d engineWakes=%d staleWakes=%d peakPendingEvents=%d%n",
                     hostTx, hostRx, wakes, stale, loop.peakPending());
