@@ -39,6 +39,8 @@ public enum Counter {
     RACK_LOSSES,
     /** Holes reported by this receiver with a NAK MISSING (REL-16). */
     MISSING_NAKS,
+    /** Segments this receiver NAKed MISSING whose first transmission arrived after all: late, not lost (REL-19). */
+    MISSING_NAKS_LATE,
     /** Packets declared lost because the receiver reported their segment missing (REL-16). */
     MISSING_LOSSES,
     /** Trimmed packets (headers only, cut by a switch) this receiver NAKed TRIMMED (REL-17). */

@@ -33,6 +33,8 @@ final class InboundMessages {
         /** REL-16: segments below this were checked (each hole is NAKed once); the path the NAK goes on. */
         int nakUpTo;
         int nakPath;
+        /** REL-19: when this message's latest MISSING NAK was sent (NO_DEADLINE: none yet). */
+        long lastNakNs;
         /** REL-16/REL-17: segments NAKed TRIMMED, not to be reported MISSING (null until the message's first trim). */
         long[] trimmedBits;
 
@@ -140,6 +142,7 @@ final class InboundMessages {
         m.hiSeg = -1;
         m.dueNs = Engine.NO_DEADLINE;
         m.nakUpTo = 0;
+        m.lastNakNs = Engine.NO_DEADLINE;
         if (m.trimmedBits != null) {
             m.trimmedBits = SendWqe.clearBits(m.trimmedBits, m.segments); // sized for this message, as bits
         }

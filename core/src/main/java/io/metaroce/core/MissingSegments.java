@@ -83,6 +83,21 @@ final class MissingSegments {
     }
 
     /**
+     * REL-19: segment {@code segIdx} of {@code m} arrived (placed now, or a duplicate of its resend) at {@code nowNs}
+     * on path {@code p}. When it was NAKed MISSING and this is its first transmission ({@code resend} false: not
+     * flagged RETRANSMIT, which every resend and tail copy is), the NAK was spurious: the packet was late, not lost, and the wait
+     * for the peer's holes grows by how late it was after the NAK ({@link OneWayDelay#widen}).
+     */
+    void onArrival(InboundMessages.Msg m, int segIdx, long nowNs, boolean resend, Path p) {
+        if (resend || segIdx >= m.nakUpTo || m.lastNakNs == Engine.NO_DEADLINE || m.trimmed(segIdx)
+                || p.peer == null || !enabled()) {
+            return;
+        }
+        p.peer.oneWayDelay.widen(nowNs - m.lastNakNs);
+        c.count(Counter.MISSING_NAKS_LATE);
+    }
+
+    /**
      * REL-16 with REL-17: segment {@code segIdx} of message {@code msn} arrived trimmed and was NAKed TRIMMED; a check
      * that finds its hole later does not report it again. For a message none of whose segments has arrived yet, the
      * last few such segments are remembered until it opens (a MISSING NAK for one forgotten is only stale at the
@@ -136,7 +151,7 @@ final class MissingSegments {
                 continue;
             }
             while (m.dueNs != Engine.NO_DEADLINE && m.dueNs - nowNs <= 0) {
-                nakHoles(m, m.dueSeg);
+                nakHoles(m, m.dueSeg, nowNs);
                 if (m.hiSeg > m.dueSeg) {
                     m.dueSeg = m.hiSeg;
                     m.dueSentTs = m.hiSentTs;
@@ -157,7 +172,7 @@ final class MissingSegments {
      * low 32 bits of the sender timestamp of segment {@code below}: the requester resends only what it sent no later
      * than that (a resend made since is not what this receiver missed).
      */
-    private void nakHoles(InboundMessages.Msg m, int below) {
+    private void nakHoles(InboundMessages.Msg m, int below, long nowNs) {
         int mtu = c.cfg.mtu;
         for (int s = m.nakUpTo; s < below; s++) {
             if (SendWqe.bit(m.bits, s) || m.trimmed(s)) {
@@ -165,6 +180,7 @@ final class MissingSegments {
             }
             if (c.naks.pushNak(m.nakPath, (int) m.dueSentTs, m.msn, NakHeader.CODE_MISSING, s * mtu)) {
                 c.count(Counter.MISSING_NAKS);
+                m.lastNakNs = nowNs;
             } else {
                 c.count(Counter.NAK_QUEUE_OVERFLOW); // the sender's own detection (REL-3, REL-14, RTO-6) remains
             }

@@ -15,6 +15,12 @@ final class OneWayDelay {
     private boolean currentValid;
     private boolean previousValid;
     private int samples;
+    /** REL-19: added to every lag: how late a segment NAKed MISSING turned up after its NAK, halved per quiet bucket. */
+    private long slackNs;
+    /** REL-19: whether a late segment widened the slack during the current bucket. */
+    private boolean widened;
+    /** REL-19: the slack never exceeds this (a segment that late was lost in all but name). */
+    static final long MAX_SLACK_NS = 1_000_000;
 
     /** A data packet stamped {@code sentTs} by the peer arrived at {@code arrivalNs} (this engine's clock). */
     void sample(long arrivalNs, long sentTs) {
@@ -28,6 +34,10 @@ final class OneWayDelay {
             previousValid = true;
             currentValid = false;
             samples = 0;
+            if (!widened) {
+                slackNs >>= 1; // a bucket with no late segment: the slack decays
+            }
+            widened = false;
         }
     }
 
@@ -39,6 +49,17 @@ final class OneWayDelay {
         long d = arrivalNs - sentTs;
         long max = currentValid && previousValid ? Math.max(current, previous) : currentValid ? current
                 : previousValid ? previous : d;
-        return Math.max(0, max - d);
+        return Math.max(0, max - d) + slackNs;
+    }
+
+    /** REL-19: a segment NAKed MISSING arrived {@code lateNs} after its NAK: later holes are given that much longer. */
+    void widen(long lateNs) {
+        slackNs = Math.min(MAX_SLACK_NS, Math.max(slackNs, lateNs));
+        widened = true;
+    }
+
+    /** REL-19: the wait added to every lag now, in ns. */
+    long slackNs() {
+        return slackNs;
     }
 }

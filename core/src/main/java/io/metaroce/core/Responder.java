@@ -121,6 +121,11 @@ final class Responder {
         }
     }
 
+    /** Whether the packet in {@code base} is flagged RETRANSMIT: a resend or a tail copy, not a first transmission. */
+    private boolean retransmitted() {
+        return (base.flags() & BaseHeader.FLAG_RETRANSMIT) != 0;
+    }
+
     private int onDataPacket(long nowNs, Path p, MemorySegment seg, int op, int psn, int ecn) {
         data.wrap(seg, BaseHeader.LENGTH);
         int msn = data.msn();
@@ -155,6 +160,7 @@ final class Responder {
                 return REJECT;
             }
             if (SendWqe.bit(m.bits, segIdx)) {
+                c.missing.onArrival(m, segIdx, nowNs, retransmitted(), p); // REL-19: a late first copy after its resend
                 c.count(Counter.DUPLICATE_DATA);
                 return ACCEPT_DUP;
             }
@@ -200,6 +206,7 @@ final class Responder {
         if (!m.active) {
             m = c.inbound.open(msn, op, msgLen, mtu, rsn, data.immediate());
         }
+        c.missing.onArrival(m, segIdx, nowNs, retransmitted(), p); // REL-19
         SendWqe.set(m.bits, segIdx);
         m.count++;
         c.missing.onSegment(m, segIdx, nowNs, base.timestampNs(), p, ecn == EngineConfig.ECN_CE); // REL-16

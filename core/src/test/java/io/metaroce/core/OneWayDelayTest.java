@@ -37,4 +37,24 @@ class OneWayDelayTest {
         d.sample(5_000, 5_000 + offset - 8_000); // 8 us
         assertEquals(6_000, d.lagNs(9_000, 9_000 + offset - 2_000)); // this one took 2 us
     }
+
+    @Test
+    void aLateSegmentAddsSlackThatDecaysInQuietBuckets() {
+        OneWayDelay d = new OneWayDelay();
+        d.sample(1_000, 0);
+        assertEquals(0, d.lagNs(1_000, 0));
+        d.widen(3_000); // REL-19: a segment NAKed MISSING arrived 3 us after its NAK
+        d.widen(2_000); // a smaller one does not shrink it
+        assertEquals(3_000, d.lagNs(1_000, 0));
+        for (int i = 1; i < OneWayDelay.BUCKET; i++) {
+            d.sample(1_000, 0); // the rest of the bucket it widened: no decay yet
+        }
+        assertEquals(3_000, d.slackNs());
+        for (int i = 0; i < OneWayDelay.BUCKET; i++) {
+            d.sample(1_000, 0); // a quiet bucket
+        }
+        assertEquals(1_500, d.slackNs(), "halved after a bucket without a late segment");
+        d.widen(10_000_000);
+        assertEquals(OneWayDelay.MAX_SLACK_NS, d.slackNs(), "capped");
+    }
 }
