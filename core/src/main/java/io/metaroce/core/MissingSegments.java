@@ -85,8 +85,8 @@ final class MissingSegments {
     /**
      * REL-19: segment {@code segIdx} of {@code m} arrived (placed now, or a duplicate of its resend) at {@code nowNs}
      * on path {@code p}. When it was NAKed MISSING and this is its first transmission ({@code resend} false: not
-     * flagged RETRANSMIT, which every resend and tail copy is), the NAK was spurious: the packet was late, not lost, and the wait
-     * for the peer's holes grows by how late it was after the NAK ({@link OneWayDelay#widen}).
+     * flagged RETRANSMIT, which every resend and tail copy is), the NAK was spurious: the packet was late, not lost,
+     * and the wait for the peer's holes grows by how late it was after the NAK ({@link OneWayDelay#widen}).
      */
     void onArrival(InboundMessages.Msg m, int segIdx, long nowNs, boolean resend, Path p) {
         if (resend || segIdx >= m.nakUpTo || m.lastNakNs == Engine.NO_DEADLINE || m.trimmed(segIdx)

@@ -4,7 +4,8 @@ package io.metaroce.core;
  * REL-16: the largest one-way delay of the data packets one peer sent recently, over every path to this engine: a
  * windowed maximum of {@code arrival - sender timestamp} over the last 256 to 512 packets. The two clocks differ by a
  * constant, so only differences of these values mean anything: how much later than a given packet a packet sent
- * at the same moment may still arrive on the slowest path.
+ * at the same moment may still arrive on the slowest path. REL-19 adds a slack to every lag after a segment the
+ * receiver NAKed MISSING turned up late.
  */
 final class OneWayDelay {
     /** Samples per bucket: the maximum covers the current bucket and the one before it. */
@@ -15,7 +16,10 @@ final class OneWayDelay {
     private boolean currentValid;
     private boolean previousValid;
     private int samples;
-    /** REL-19: added to every lag: how late a segment NAKed MISSING turned up after its NAK, halved per quiet bucket. */
+    /**
+     * REL-19: added to every lag: how late a segment NAKed MISSING turned up after its NAK, halved after each bucket
+     * without a late segment.
+     */
     private long slackNs;
     /** REL-19: whether a late segment widened the slack during the current bucket. */
     private boolean widened;

@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
                 + "flows or an all-to-all of 512 KiB): --k K (8: 128 hosts), --workload permutation|alltoall, "
                 + "--flow-bytes B, --seed S, --paths P, --warmups N (1), --limit-ms M, --payload on|off, --trimming "
                 + "on|off (switches trim what their buffers cannot take, receivers NAK it: REL-17), --counters on|off "
-                + "(every engine counter that is not zero, summed), --set engine.KEY=VALUE (any engine setting, as in an experiment file; repeatable). Prints "
+                + "(every engine counter that is not zero, summed), --set engine.KEY=VALUE (any engine setting, as "
+                + "in an experiment file; repeatable). Prints "
                 + "data packets per wall- and CPU-second, events per packet, wall time, peak RSS and, for the "
                 + "all-to-all, memory per connection.")
 public final class BenchCommand implements Callable<Integer> {
