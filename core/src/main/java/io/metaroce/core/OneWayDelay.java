@@ -61,9 +61,4 @@ final class OneWayDelay {
         slackNs = Math.min(MAX_SLACK_NS, Math.max(slackNs, lateNs));
         widened = true;
     }
-
-    /** REL-19: the wait added to every lag now, in ns. */
-    long slackNs() {
-        return slackNs;
-    }
 }

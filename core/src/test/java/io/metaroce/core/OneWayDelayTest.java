@@ -49,12 +49,12 @@ class OneWayDelayTest {
         for (int i = 1; i < OneWayDelay.BUCKET; i++) {
             d.sample(1_000, 0); // the rest of the bucket it widened: no decay yet
         }
-        assertEquals(3_000, d.slackNs());
+        assertEquals(3_000, d.lagNs(1_000, 0));
         for (int i = 0; i < OneWayDelay.BUCKET; i++) {
             d.sample(1_000, 0); // a quiet bucket
         }
-        assertEquals(1_500, d.slackNs(), "halved after a bucket without a late segment");
+        assertEquals(1_500, d.lagNs(1_000, 0), "halved after a bucket without a late segment");
         d.widen(10_000_000);
-        assertEquals(OneWayDelay.MAX_SLACK_NS, d.slackNs(), "capped");
+        assertEquals(OneWayDelay.MAX_SLACK_NS, d.lagNs(1_000, 0), "capped");
     }
 }
