@@ -142,10 +142,15 @@ public final class SharedPath {
      * (smoothed RTT above the unloaded one by more than half of it). Otherwise it is taken for random loss.
      */
     public boolean congestedNow(long nowNs) {
-        if (lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs) {
+        if (markedRecently(nowNs)) {
             return true;
         }
         return minRttNs == 0 || srttNs - minRttNs > minRttNs / 2;
+    }
+
+    /** CC-4, RTO-12: whether an ACK reported a CE mark on the route within the last 4 smoothed RTTs. */
+    public boolean markedRecently(long nowNs) {
+        return lastCeNs != Long.MIN_VALUE && nowNs - lastCeNs <= 4 * srttNs;
     }
 
     /**

@@ -89,8 +89,9 @@ final class TransmitScheduler {
         }
         Path probe = prober.nextProbe(nowNs);
         if (probe != null) {
+            // RTO-12: into a route that reports CE marks the probe is a PROBE: its newest segment is queued, not lost
             int len = c.cfg.tailCopy && probe.state == PathState.ACTIVE && probe.tlpCheck && c.state == QpState.RTS
-                    ? tailCopy(nowNs, probe, out, tx) : 0;
+                    && !probe.route().markedRecently(nowNs) ? tailCopy(nowNs, probe, out, tx) : 0;
             if (len > 0) {
                 return len;
             }
