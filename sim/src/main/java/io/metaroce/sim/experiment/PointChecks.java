@@ -44,6 +44,10 @@ public final class PointChecks {
         }
         positive("limitPs", s.limitPs, false);
         positive("sampleIntervalPs", s.sampleIntervalPs, false);
+        if (s.fairWindowPs < 0 || s.fairWindowPs % s.sampleIntervalPs != 0) {
+            throw new SpecFields.SpecException("fairWindowPs", "must be 0 or a multiple of sampleIntervalPs ("
+                    + s.sampleIntervalPs + " ps), got " + s.fairWindowPs + " ps");
+        }
         positive("engine.mtu", s.engine.mtu, false);
         positive("engine.paths", s.engine.paths, false);
         memory(s.fabric, Runtime.getRuntime().maxMemory());

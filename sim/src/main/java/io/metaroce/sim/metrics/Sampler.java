@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * Samples a run every interval with one timer: aggregate goodput, goodput per flow (capped), per receiving
  * host (capped) and per plane, queue depth of watched ports, throughput of watched links, Jain fairness over the
- * flows active through the interval, cumulative drops, ECN marks and retransmits, and (MetaRoCE) the congestion
+ * flows active through the fairness window (the interval, or the last few, {@link #fairWindow}), cumulative drops, ECN marks and retransmits, and (MetaRoCE) the congestion
  * window of every path of the first connection. Goodput is payload newly
  * placed at the receivers ({@link Transport#receivedBytes}) per interval, in Gb/s.
  */
@@ -62,8 +62,10 @@ public final class Sampler implements EventHandler {
     private final SeriesRecorder counters;
     private final QueuePair pathsOf;
     private final SeriesRecorder cwnd;
-    /** Flows active through each sample's interval (for time-to-fair). */
+    /** Flows active through each sample's fairness window (for time-to-fair). */
     private final SeriesRecorder active;
+    /** The window the fairness series judges (one interval unless {@link #fairWindow} says otherwise). */
+    private FairnessWindow fairWindow;
 
     /**
      * A sampler every {@code intervalPs} (picoseconds) of {@code transport} running {@code workload} on {@code
@@ -92,6 +94,7 @@ public final class Sampler implements EventHandler {
         lastConnBytes = new long[transport.connections()];
         lastFlowBytes = new long[flows.size()];
         flowDelta = new double[flows.size()];
+        fairWindow = new FairnessWindow(1, flows.size());
         String time = Series.TIME_US;
         aggregate = new SeriesRecorder("goodput", "Aggregate goodput", time, "goodput (Gb/s)", List.of("aggregate"));
         List<String> flowCols = new ArrayList<>();
@@ -145,6 +148,14 @@ public final class Sampler implements EventHandler {
         }
     }
 
+    /**
+     * The fairness series (and the active flows behind it) judges the bytes of the last {@code intervals} sample
+     * intervals, a window sliding by one interval (default 1: each interval alone). Call before {@link #start}.
+     */
+    public void fairWindow(int intervals) {
+        fairWindow = new FairnessWindow(intervals, flowDelta.length);
+    }
+
     /** Takes the first sample one interval after {@code startPs}. */
     public void start(long startPs) {
         for (int p = 0; p < lastPlaneBytes.length; p++) {
@@ -190,7 +201,8 @@ public final class Sampler implements EventHandler {
         double sum = 0;
         double sumSq = 0;
         int n = 0;
-        long from = now - intervalPs;
+        fairWindow.add(flowDelta);
+        long from = now - fairWindow.intervals() * intervalPs; // fairness: flows active through the whole window
         for (int i = 0; i < flows.size(); i++) {
             Workload.Flow f = flows.get(i);
             double g = gbps(flowDelta[i]);
@@ -202,9 +214,10 @@ public final class Sampler implements EventHandler {
             if (rc >= 0) {
                 perReceiver.set(rc, perReceiver.get(rc, perReceiver.size() - 1) + g);
             }
-            if (f.startPs <= from && !f.done()) {
-                sum += g;
-                sumSq += g * g;
+            if (fairWindow.full() && f.startPs <= from && !f.done()) {
+                double w = gbps(fairWindow.bytes(i));
+                sum += w;
+                sumSq += w * w;
                 n++;
             }
         }
@@ -267,9 +280,9 @@ public final class Sampler implements EventHandler {
 
     /** Aggregate goodput recorder (x in us, Gb/s). */
     public SeriesRecorder aggregate() { return aggregate; }
-    /** Jain fairness over the active flows, per sample. */
+    /** Jain fairness over the active flows' bytes in each sample's fairness window. */
     public SeriesRecorder fairness() { return fairness; }
-    /** Flows active through each interval (for time-to-fair). */
+    /** Flows active through each sample's fairness window (for time-to-fair). */
     public SeriesRecorder active() { return active; }
 
     /** The recorded series, in a fixed order. */

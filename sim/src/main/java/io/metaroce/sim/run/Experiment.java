@@ -114,18 +114,19 @@ public final class Experiment {
 
     /**
      * First time after the last sender started ({@code lastStartPs}) at which the Jain index over per-sender
-     * goodput per sample interval reached {@link #FAIR_JAIN} and stayed there while all {@code flows} senders were
-     * active, at sample granularity: from the last start to the end of the first interval of the final fair run,
-     * counting only intervals that begin at or after the last start. Samples end at {@code xUs} (microseconds),
-     * each {@code intervalPs} long, with {@code active} flows. -1 if the index never settles at or above it.
+     * goodput in a fairness window reached {@link #FAIR_JAIN} and stayed there while all {@code flows} senders were
+     * active, at sample granularity: from the last start to the end of the first window of the final fair run,
+     * counting only windows that begin at or after the last start. Windows end at {@code xUs} (microseconds), one
+     * per sample, each {@code windowPs} long (one sample interval, or several sliding by one), with {@code active}
+     * flows. -1 if the index never settles at or above it.
      */
     static long timeToFair(double[] xUs, double[] jain, double[] active, int flows, long lastStartPs,
-                           long intervalPs) {
+                           long windowPs) {
         long found = -1;
         boolean any = false;
         for (int i = 0; i < xUs.length; i++) {
             long t = Math.round(xUs[i] * Units.PS_PER_US);
-            if (t - intervalPs < lastStartPs) {
+            if (t - windowPs < lastStartPs) {
                 continue;
             }
             if (active[i] < flows) {

@@ -47,6 +47,14 @@ class PointChecksTest {
     }
 
     @Test
+    void aFairnessWindowIsWholeSampleIntervals() {
+        assertTrue(error("sampleIntervalPs: 10us\nfairWindowPs: 15us").startsWith(
+                "fairWindowPs: must be 0 or a multiple of sampleIntervalPs (10000000 ps), got 15000000 ps"));
+        assertTrue(error("fairWindowPs: -10us").startsWith("fairWindowPs: time '-10us' must not be negative"));
+        assertDoesNotThrow(() -> ExperimentFile.parse("x", "sampleIntervalPs: 10us\nfairWindowPs: 200us"));
+    }
+
+    @Test
     void aBadValueInASweepOrScaledPointIsCaughtToo() {
         assertTrue(error("sweep: {fabric.planes: [1, 0]}").contains("fabric.planes"));
         assertTrue(error("scaled: {workload.bytes: -5}").contains("workload.bytes"));

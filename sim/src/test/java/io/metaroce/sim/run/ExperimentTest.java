@@ -197,14 +197,21 @@ class ExperimentTest {
         assertTrue(maxQ > 0, "the incast should queue at the receiver's port");
     }
 
-    @Test
-    void incastOfEightSendersBecomesFair() {
-        // 8 x 256 KiB fit the receiver's port buffer: no drop, so no sender waits out a timeout
+    /**
+     * 8 x 256 KiB into one host, sampled every {@code sampleIntervalPs}: they fit the receiver's port buffer, so no
+     * drop, and no sender waits out a timeout.
+     */
+    private static ExperimentSpec eightSenderIncast(long sampleIntervalPs) {
         ExperimentSpec s = small("incast");
         s.workload.bytes = 256 << 10;
         s.workload.senders = 8;
-        s.sampleIntervalPs = Units.psFromUs(10);
-        RunResult r = Experiment.run(s, null);
+        s.sampleIntervalPs = sampleIntervalPs;
+        return s;
+    }
+
+    @Test
+    void incastOfEightSendersBecomesFair() {
+        RunResult r = Experiment.run(eightSenderIncast(Units.psFromUs(10)), null);
         assertComplete(r);
         assertTrue(num(r, "jain_fairness") >= 0.95, r.metrics.toString());
         double fairUs = num(r, "time_to_fair_us");
@@ -215,6 +222,40 @@ class ExperimentTest {
         int firstFair = (int) Math.round(fairUs / 10) - 1;
         assertTrue(f.y()[0][firstFair] >= Experiment.FAIR_JAIN);
         assertTrue(firstFair == 0 || f.y()[0][firstFair - 1] < Experiment.FAIR_JAIN);
+    }
+
+    @Test
+    void aFairnessWindowSlidesOverTheSamples() {
+        ExperimentSpec s = eightSenderIncast(Units.psFromUs(5));
+        s.fairWindowPs = Units.psFromUs(20);
+        RunResult r = Experiment.run(s, null);
+        assertComplete(r);
+        Series f = r.series.stream().filter(x -> x.name().equals("fairness")).findFirst().orElseThrow();
+        Series g = r.series.stream().filter(x -> x.name().equals("goodput_per_sender")).findFirst().orElseThrow();
+        int checked = 0;
+        for (int i = 3; i < f.x().length; i++) {
+            double jain = f.y()[0][i];
+            if (Double.isNaN(jain)) {
+                continue;
+            }
+            double[] sums = new double[8];
+            boolean allSent = i + 1 < f.x().length;
+            for (int k = 0; k < 8 && allSent; k++) {
+                for (int j = i - 3; j <= i; j++) {
+                    sums[k] += g.y()[k][j];
+                }
+                allSent = sums[k] > 0 && g.y()[k][i + 1] > 0; // still sending after the window: not done in it
+            }
+            if (!allSent) {
+                continue;
+            }
+            assertEquals(Experiment.jain(sums), jain, 1e-9, "window ending at " + f.x()[i] + " us");
+            checked++;
+        }
+        assertTrue(checked >= 5, "windows checked: " + checked);
+        double fairUs = num(r, "time_to_fair_us");
+        assertTrue(fairUs >= 20 && fairUs <= 100, "a window that starts after the last start ends 20 us after it at"
+                + " the earliest: " + fairUs);
     }
 
     @Test
