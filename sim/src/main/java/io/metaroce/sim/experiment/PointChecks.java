@@ -44,9 +44,11 @@ public final class PointChecks {
         }
         positive("limitPs", s.limitPs, false);
         positive("sampleIntervalPs", s.sampleIntervalPs, false);
-        if (s.fairWindowPs < 0 || s.fairWindowPs % s.sampleIntervalPs != 0) {
+        if (s.fairWindowPs < 0 || s.fairWindowPs % s.sampleIntervalPs != 0
+                || s.fairWindowPs / s.sampleIntervalPs > ExperimentSpec.MAX_FAIR_WINDOW_INTERVALS) {
             throw new SpecFields.SpecException("fairWindowPs", "must be 0 or a multiple of sampleIntervalPs ("
-                    + s.sampleIntervalPs + " ps), got " + s.fairWindowPs + " ps");
+                    + s.sampleIntervalPs + " ps) of at most " + ExperimentSpec.MAX_FAIR_WINDOW_INTERVALS
+                    + " intervals, got " + s.fairWindowPs + " ps");
         }
         positive("engine.mtu", s.engine.mtu, false);
         positive("engine.paths", s.engine.paths, false);

@@ -20,8 +20,9 @@ import java.util.Map;
 /**
  * Samples a run every interval with one timer: aggregate goodput, goodput per flow (capped), per receiving
  * host (capped) and per plane, queue depth of watched ports, throughput of watched links, Jain fairness over the
- * flows active through the fairness window (the interval, or the last few, {@link #fairWindow}), cumulative drops, ECN marks and retransmits, and (MetaRoCE) the congestion
- * window of every path of the first connection. Goodput is payload newly
+ * flows active through the fairness window (the interval, or the last few: {@link #fairWindow}), cumulative drops,
+ * ECN marks and retransmits, and (MetaRoCE) the congestion window of every path of the first connection. Goodput is
+ * payload newly
  * placed at the receivers ({@link Transport#receivedBytes}) per interval, in Gb/s.
  */
 public final class Sampler implements EventHandler {

@@ -48,15 +48,18 @@ public final class ExperimentSpec {
     public long sampleIntervalPs = Units.psFromUs(10);
     /**
      * The window the fairness series and {@code time_to_fair} judge: the Jain index over each flow's bytes in the
-     * last {@code fairWindowPs}, sliding by one sample interval; a multiple of {@code sampleIntervalPs}, 0 = one
-     * interval (a window per sample, not sliding).
+     * last {@code fairWindowPs}, sliding by one sample interval; a multiple of {@code sampleIntervalPs} (at most
+     * {@code MAX_FAIR_WINDOW_INTERVALS} of them), 0 = one interval (a window per sample, not sliding).
      */
     public long fairWindowPs = 0;
+    /** The most sample intervals one fairness window may span (the sampler keeps each flow's bytes for each). */
+    public static final int MAX_FAIR_WINDOW_INTERVALS = 1000;
 
     /** The fairness window in force: {@link #fairWindowPs}, or one sample interval when that is 0. */
     public long fairWindowPs() {
         return fairWindowPs > 0 ? fairWindowPs : sampleIntervalPs;
     }
+
     /** Virtual-time limit of the run; flows not done by then count as incomplete. */
     public long limitPs = Units.psFromUs(100_000);
     /**

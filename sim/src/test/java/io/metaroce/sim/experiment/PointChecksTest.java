@@ -49,7 +49,9 @@ class PointChecksTest {
     @Test
     void aFairnessWindowIsWholeSampleIntervals() {
         assertTrue(error("sampleIntervalPs: 10us\nfairWindowPs: 15us").startsWith(
-                "fairWindowPs: must be 0 or a multiple of sampleIntervalPs (10000000 ps), got 15000000 ps"));
+                "fairWindowPs: must be 0 or a multiple of sampleIntervalPs (10000000 ps) of at most 1000 intervals, got"
+                        + " 15000000 ps"));
+        assertTrue(error("sampleIntervalPs: 10us\nfairWindowPs: 1s").startsWith("fairWindowPs: must be 0 or a"));
         assertTrue(error("fairWindowPs: -10us").startsWith("fairWindowPs: time '-10us' must not be negative"));
         assertDoesNotThrow(() -> ExperimentFile.parse("x", "sampleIntervalPs: 10us\nfairWindowPs: 200us"));
     }
