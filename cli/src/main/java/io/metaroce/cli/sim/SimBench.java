@@ -57,10 +57,9 @@ import java.util.SplittableRandom;
  * report adds the memory per connection: peak RSS minus the RSS before the connections were made, over the flows),
  * {@code --trimming on|off} (off; on: switches trim what their buffer cannot take to its headers and forward it ahead of
  * data, as htsim's UEC switches do by default, and receivers NAK it at once, REL-17), {@code --counters on|off}
- * (off; on: one more line with every engine counter that is not zero, summed over the hosts),
- * {@code --set engine.KEY=VALUE}
- * (repeatable: any engine setting, written as in an experiment file, e.g. {@code --set engine.paths=64}; the defaults
- * are the engine's own but for the MTU, paths, one plane and the host's line rate).
+ * (off; on: one more line with every engine counter that is not zero, summed over the hosts), {@code --set
+ * engine.KEY=VALUE} (repeatable: any engine setting, written as in an experiment file, e.g. {@code --set
+ * engine.paths=64}; the defaults are the engine's own but for the MTU, paths, one plane and the host's line rate).
  */
 public final class SimBench {
     private SimBench() {

@@ -71,7 +71,7 @@ final class ExperimentRun {
         QueuePair paths = transport instanceof MetaRoceTransport mt ? mt.senderQp(0) : null;
         sampler = new Sampler(loop, spec.sampleIntervalPs, transport, workload, fabric, ports, links, crossLink,
                 cross, paths, Math.max(1, spec.maxSeriesColumns), this::tick);
-        sampler.fairWindow((int) (spec.fairWindowPs() / spec.sampleIntervalPs));
+        sampler.fairWindow((int) (spec.fairWindowInForcePs() / spec.sampleIntervalPs));
         addOns = new RunAddOns(spec, loop, fabric, transport, workload);
         FaultScript.schedule(spec.faults, fabric, loop);
         if (spec.limitPs <= 0) {

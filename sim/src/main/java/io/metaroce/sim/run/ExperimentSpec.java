@@ -56,7 +56,7 @@ public final class ExperimentSpec {
     public static final int MAX_FAIR_WINDOW_INTERVALS = 1000;
 
     /** The fairness window in force: {@link #fairWindowPs}, or one sample interval when that is 0. */
-    public long fairWindowPs() {
+    public long fairWindowInForcePs() {
         return fairWindowPs > 0 ? fairWindowPs : sampleIntervalPs;
     }
 

@@ -159,7 +159,7 @@ final class RunMetrics {
         Series jain = sampler.fairness().toSeries();
         Series act = sampler.active().toSeries();
         return Experiment.timeToFair(jain.x(), jain.y()[0], act.y()[0], workload.flows().size(),
-                workload.lastStartPs(), spec.fairWindowPs());
+                workload.lastStartPs(), spec.fairWindowInForcePs());
     }
 
     /**
