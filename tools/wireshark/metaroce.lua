@@ -31,19 +31,19 @@ local metaroce = Proto("metaroce", "MetaRoCE-J")
 
 local OP = {
     WRITE = 0x01, WRITE_IMM = 0x02, SEND = 0x03, SEND_IMM = 0x04, READ_REQ = 0x05, READ_RESP = 0x06,
-    PARITY = 0x08, ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
+    PARITY = 0x08, PARITY_Q = 0x09, ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
     CM_REQ = 0x30, CM_REP = 0x31, CM_RTU = 0x32, CM_DREQ = 0x33, CM_REJ = 0x34,
 }
 
 local opcode_names = {
     [0x01] = "WRITE", [0x02] = "WRITE_IMM", [0x03] = "SEND", [0x04] = "SEND_IMM", [0x05] = "READ_REQ",
-    [0x06] = "READ_RESP", [0x08] = "PARITY", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
+    [0x06] = "READ_RESP", [0x08] = "PARITY", [0x09] = "PARITY_Q", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
     [0x30] = "CM_REQ", [0x31] = "CM_REP", [0x32] = "CM_RTU", [0x33] = "CM_DREQ", [0x34] = "CM_REJ",
 }
 
 -- extension header length per opcode (CM: the fixed part; the plane entries are counted as payload)
 local ext_len = {
-    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32, [0x08] = 36,
+    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32, [0x08] = 36, [0x09] = 36,
     [0x10] = 56, [0x11] = 16, [0x12] = 8, [0x20] = 16, [0x21] = 16,
     [0x30] = 32, [0x31] = 32, [0x32] = 32, [0x33] = 32, [0x34] = 32,
 }
@@ -641,7 +641,7 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. dinfo .. " len=" .. plen
         elseif op == OP.READ_REQ then
             info = info .. string.format(" psn=%d", psn) .. dissect_read_req(tvb, root, off)
-        elseif op == OP.PARITY then
+        elseif op == OP.PARITY or op == OP.PARITY_Q then
             info = info .. dissect_parity(tvb, root, off) .. " len=" .. plen
         elseif op == OP.ACK then
             info = info .. dissect_ack(tvb, root, off)

@@ -158,10 +158,12 @@ final class ExpectationMatcher {
             PacketView v = x.view;
             if (k.equals("pat") || k.equals("fill")) {
                 long off = v.fields().getOrDefault("off", 0L);
+                long len = v.fields().getOrDefault("len", 0L);
+                long count = v.fields().getOrDefault("count", 0L);
                 byte[] want = v.opcode() == Opcode.PARITY // REL-18: the XOR of the segments the packet names
-                        ? Payloads.parity(ctx, st, v.fields().getOrDefault("len", 0L), off,
-                                v.fields().getOrDefault("count", 0L),
-                                v.payload().length)
+                        ? Payloads.parity(ctx, st, len, off, count, v.payload().length)
+                        : v.opcode() == Opcode.PARITY_Q // REL-20: their weighted sum in GF(2^8)
+                        ? Payloads.parityQ(ctx, st, len, off, count, v.payload().length)
                         : Payloads.content(ctx, st, off, v.payload().length);
                 ok = Arrays.equals(want, v.payload());
                 shown = ok ? "payload matches" : "payload differs";

@@ -63,12 +63,15 @@ final class PacketBuilder {
             off = (int) ctx.num(st, "off", ctx.num(st, "seg", 0) * ctx.mtu);
             int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
             payload = Payloads.content(ctx, st, off, plen);
-        } else if (op == Opcode.PARITY) {
-            // REL-18: a group of segments of message "len" from "off" (or "seg"); payload their XOR (pat=/fill=)
+        } else if (Opcode.isParity(op)) {
+            // REL-18, REL-20: a group of segments of message "len" from "off" (or "seg"); payload their XOR (PARITY)
+            // or their weighted sum in GF(2^8) (PARITY_Q) (pat=/fill=)
             msgLen = (int) ctx.num(st, "len", 64);
             off = (int) ctx.num(st, "off", ctx.num(st, "seg", 0) * ctx.mtu);
             int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
-            payload = Payloads.parity(ctx, st, msgLen, off, parityCount(ctx, st, msgLen, off), plen);
+            long count = parityCount(ctx, st, msgLen, off);
+            payload = op == Opcode.PARITY ? Payloads.parity(ctx, st, msgLen, off, count, plen)
+                    : Payloads.parityQ(ctx, st, msgLen, off, count, plen);
         } else if (Opcode.isCm(op)) {
             cm = cmMessage(ctx, st, op);
             payload = new byte[cm.encodedLength() - CM_FIXED];
@@ -90,7 +93,7 @@ final class PacketBuilder {
         MemorySegment seg = MemorySegment.ofArray(buf);
         baseHeader(ctx, st, seg, op, path, seq, off, msgLen, payload.length, cm);
         extension(ctx, st, seg, op, path, off, msgLen, payload.length, cm);
-        if (Opcode.isData(op) || op == Opcode.PARITY) {
+        if (Opcode.isData(op) || Opcode.isParity(op)) {
             System.arraycopy(payload, 0, buf, BaseHeader.LENGTH + ext, payload.length);
         }
         return damage(ctx, st, buf, seg, dglen, op, path, BaseHeader.LENGTH + ext, payload.length);
@@ -151,7 +154,7 @@ final class PacketBuilder {
             new DataHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).messageLength(msgLen).offset(off)
                     .rkey((int) ctx.num(st, "rkey", 0)).va(base == 0 ? 0 : base + off)
                     .rsn((int) ctx.num(st, "rsn", 0)).immediate((int) ctx.num(st, "imm", 0));
-        } else if (op == Opcode.PARITY) {
+        } else if (Opcode.isParity(op)) {
             // WIRE-22: the data header's fields for the group's first segment, then the message's opcode and count
             long base = ctx.num(st, "va", 0);
             new ParityHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).messageLength(msgLen).offset(off)

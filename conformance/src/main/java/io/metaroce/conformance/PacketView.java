@@ -77,8 +77,8 @@ public final class PacketView {
             fields.put("va", d.va());
             fields.put("rsn", d.rsn() & 0xFFFF_FFFFL);
             fields.put("imm", d.immediate() & 0xFFFF_FFFFL);
-        } else if (opcode == Opcode.PARITY) {
-            // REL-18, WIRE-22: the data header's fields of the group's first segment, the message's opcode, count
+        } else if (Opcode.isParity(opcode)) {
+            // REL-18, REL-20, WIRE-22: the data header's fields of the group's first segment, the message's opcode, count
             ParityHeader q = new ParityHeader().wrap(seg, off);
             fields.put("msn", q.msn() & 0xFFFF_FFFFL);
             fields.put("len", q.messageLength() & 0xFFFF_FFFFL);

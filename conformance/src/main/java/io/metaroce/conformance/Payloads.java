@@ -53,6 +53,42 @@ final class Payloads {
         return x;
     }
 
+    /**
+     * REL-20: a PARITY_Q's payload, computed here from the definition and independently of the engine: the sum in
+     * GF(2^8) (polynomial 0x11d) of the group's segments, segment k of the group multiplied by 2^k, each padded with
+     * zeros to {@code plen} bytes.
+     */
+    static byte[] parityQ(CaseState ctx, Step st, long msgLen, long off, long count, int plen) {
+        byte[] x = new byte[Math.max(0, plen)];
+        int weight = 1;
+        for (long k = 0; k < count; k++) {
+            long at = off + k * ctx.mtu;
+            int n = (int) Math.max(0, Math.min(Math.min(ctx.mtu, msgLen - at), x.length));
+            byte[] segment = content(ctx, st, at, n);
+            for (int i = 0; i < n; i++) {
+                x[i] ^= (byte) gfMul(weight, segment[i] & 0xff);
+            }
+            weight = gfMul(weight, 2);
+        }
+        return x;
+    }
+
+    /** The product in GF(2^8) with the polynomial 0x11d: carry-less multiplication, then reduction, bit by bit. */
+    static int gfMul(int a, int b) {
+        int r = 0;
+        for (int i = 0; i < 8; i++) {
+            if ((b & 1 << i) != 0) {
+                r ^= a << i;
+            }
+        }
+        for (int bit = 14; bit >= 8; bit--) {
+            if ((r & 1 << bit) != 0) {
+                r ^= 0x11d << (bit - 8);
+            }
+        }
+        return r;
+    }
+
     /** The SACK bits of a {@code sack=} value ({@code none}, or {@code A,B..C,...}), in the order written. */
     static List<Integer> sackBits(CaseState ctx, String value) {
         List<Integer> bits = new ArrayList<>();

@@ -49,13 +49,19 @@ public enum Counter {
     TRIM_LOSSES,
     /** PARITY packets sent (REL-18). */
     PARITY_SENT,
-    /** PARITY packets received and found well-formed (REL-18). */
+    /** PARITY_Q packets sent (REL-20). */
+    PARITY_Q_SENT,
+    /** PARITY and PARITY_Q packets received and found well-formed (REL-18, REL-20). */
     RX_PARITY,
-    /** Segments this receiver rebuilt from a PARITY and the rest of its group, without their packet (REL-18). */
+    /**
+     * Segments this receiver rebuilt from a PARITY or PARITY_Q and the rest of its group, without their packet (REL-18,
+     * REL-20).
+     */
     PARITY_REBUILT,
     /**
-     * PARITY packets received that rebuilt nothing: their group was whole (or its message retired) when they arrived
-     * or before they could be used, they were evicted unused, or more than one segment of the group was lost (REL-18).
+     * PARITY and PARITY_Q packets received that rebuilt nothing: their group was whole (or its message retired) when
+     * they arrived or before they could be used, they were evicted unused, or more segments of the group were lost
+     * than the parities at hand rebuild (REL-18, REL-20).
      */
     PARITY_UNUSED,
     /** CE marks reported back to this sender in ACKs. */

@@ -259,8 +259,8 @@ public final class Engine {
         try {
             int r = trimmed ? packet.checkTrimmed(seg, length)
                     : cfg.elidePayload ? packet.checkElided(seg, length) : packet.check(seg, length);
-            if (r == Packet.BAD_OPCODE && trimmed && seg.get(ValueLayout.JAVA_BYTE, 1) == Opcode.PARITY) {
-                counters.inc(Counter.PARITY_UNUSED); // REL-18: a trimmed PARITY has nothing left to rebuild from
+            if (r == Packet.BAD_OPCODE && trimmed && Opcode.isParity(seg.get(ValueLayout.JAVA_BYTE, 1))) {
+                counters.inc(Counter.PARITY_UNUSED); // REL-18, REL-20: a trimmed parity has nothing left to rebuild from
                 return;
             }
             if (r != Packet.OK) {

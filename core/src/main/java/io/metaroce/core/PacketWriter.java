@@ -220,15 +220,18 @@ final class PacketWriter {
     }
 
     /**
-     * REL-18: the PARITY of segments {@code [first, first + count)} of {@code w} on path {@code p}: unsequenced, its
-     * header naming the group as a data packet of segment {@code first} would, its payload the XOR of the group's
-     * segments (each padded with zeros to the first one's length) read from the message's local buffer.
+     * REL-18, REL-20: the PARITY ({@code q} false) or PARITY_Q ({@code q} true) of segments {@code [first, first +
+     * count)} of {@code w} on path {@code p}: unsequenced, its header naming the group as a data packet of segment
+     * {@code first} would, its payload the XOR of the group's segments, or their sum with segment {@code first + i}
+     * weighted by 2^i in GF(2^8) (each padded with zeros to the first one's length), read from the message's local
+     * buffer.
      */
-    int parity(long nowNs, Path p, SendWqe w, int first, int count, MemorySegment out, Transmit tx) {
+    int parity(long nowNs, Path p, SendWqe w, int first, int count, boolean q, MemorySegment out, Transmit tx) {
         int mtu = c.cfg.mtu;
         int offset = first * mtu;
         int payload = w.segmentBytes(first, mtu);
-        header(out, Opcode.PARITY, 0, p, 0, payload, nowNs);
+        int op = q ? Opcode.PARITY_Q : Opcode.PARITY;
+        header(out, op, 0, p, 0, payload, nowNs);
         long va = (w.op == Opcode.WRITE || w.op == Opcode.WRITE_IMM) ? w.remoteVa + offset : 0;
         parity.wrap(out, BaseHeader.LENGTH).msn(w.msn).messageLength(w.length).offset(offset).rkey(w.rkey).va(va)
                 .rsn(w.rsn).immediate(w.imm).op(w.op).count(count).reserved(0);
@@ -236,14 +239,22 @@ final class PacketWriter {
         if (payload > 0 && !c.cfg.elidePayload) {
             Xor xor = c.engine.xor();
             MemorySegment region = w.local.segment();
-            xor.start(region, w.localOffset + offset, payload);
-            for (int k = 1; k < count; k++) {
-                xor.add(region, w.localOffset + (long) (first + k) * mtu, w.segmentBytes(first + k, mtu));
+            if (q) { // Horner's rule from the last segment down: Q = (..(D[n-1] * 2 + D[n-2]) * 2 ..) * 2 + D[0]
+                int last = first + count - 1;
+                xor.start(region, w.localOffset + (long) last * mtu, w.segmentBytes(last, mtu));
+                for (int k = last - 1; k >= first; k--) {
+                    xor.times2Add(region, w.localOffset + (long) k * mtu, w.segmentBytes(k, mtu));
+                }
+            } else {
+                xor.start(region, w.localOffset + offset, payload);
+                for (int k = 1; k < count; k++) {
+                    xor.add(region, w.localOffset + (long) (first + k) * mtu, w.segmentBytes(first + k, mtu));
+                }
             }
             xor.writeTo(out, at, payload);
         }
-        c.count(Counter.PARITY_SENT);
-        return finish(out, (int) at + payload, p, Opcode.PARITY, tx);
+        c.count(q ? Counter.PARITY_Q_SENT : Counter.PARITY_SENT);
+        return finish(out, (int) at + payload, p, op, tx);
     }
 
     /** Writes one data packet (without CRC) at the path's next PSN and returns its length including the CRC. */

@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * fewer) once its last segment has gone out for the first time; it goes on that segment's path at the QP's next
  * poll, unless every segment it covers is acknowledged by then. Only the tail is covered: a segment lost mid-message
  * is resent while the rest of the message still flows, a lost tail is what makes a message, and every step of a
- * collective chained on it, wait a round trip or a timeout.
+ * collective chained on it, wait a round trip or a timeout. With {@code parityRepairs} 2 a PARITY_Q over the same
+ * segments follows each PARITY, at the next poll, on the next ACTIVE path (REL-20): one lossy route does not take both.
  */
 final class ParitySender {
     private final QpCore c;
@@ -34,7 +35,7 @@ final class ParitySender {
         if (window > 0 && (p.peer.lastLossNs == Long.MIN_VALUE || nowNs - p.peer.lastLossNs > window)) {
             return;
         }
-        c.parityOwed.owe(q, w.serial, p.id);
+        c.parityOwed.owe(q, w.serial, p.id, false);
     }
 
     /** Writes the owed PARITY into {@code out} if it is still of use; returns its length, 0 when none goes. */
@@ -44,6 +45,7 @@ final class ParitySender {
             return 0;
         }
         owed.take();
+        boolean q = owed.q();
         SendWqe w = c.queue(owed.queue()).live(owed.serial());
         if (w == null || w.done) {
             return 0;
@@ -53,12 +55,30 @@ final class ParitySender {
             return 0;
         }
         sentOn = c.path(owed.path());
-        return writer.parity(nowNs, sentOn, w, w.segments - n, n, out, tx);
+        if (!q && c.cfg.parityRepairs == 2) {
+            owed.owe(owed.queue(), owed.serial(), nextActive(sentOn).id, true);
+        }
+        return writer.parity(nowNs, sentOn, w, w.segments - n, n, q, out, tx);
     }
 
     /** The path of the PARITY {@link #next} wrote last. */
     Path sentOn() {
         return sentOn;
+    }
+
+    /**
+     * The first ACTIVE path after {@code p} in path id order (wrapping) among those made (a path not made yet has
+     * carried nothing), or {@code p} itself when there is none.
+     */
+    private Path nextActive(Path p) {
+        int paths = c.paths.length;
+        for (int k = 1; k < paths; k++) {
+            Path o = c.paths[(p.id + k) % paths];
+            if (o != null && o.state == PathState.ACTIVE) {
+                return o;
+            }
+        }
+        return p;
     }
 
     private static boolean allAcked(SendWqe w, int first, int count) {

@@ -221,11 +221,12 @@ final class Responder {
     }
 
     /**
-     * REL-18: a PARITY (unsequenced: no PSN, nothing acknowledged). Checked as a data packet of its group's first
-     * segment would be (WIRE-22, BAD-*); then it rebuilds the group's one missing segment, is held until the group is
-     * one short, or is counted unused. A rebuilt segment counts as received: its message may complete (ORD-1).
+     * REL-18, REL-20: a PARITY or ({@code q}) a PARITY_Q (unsequenced: no PSN, nothing acknowledged). Checked as a
+     * data packet of its group's first segment would be (WIRE-22, BAD-*); then it rebuilds what the parities of its
+     * group at hand can (one missing segment, two with both kinds), is held until they can, or is counted unused. A
+     * rebuilt segment counts as received: its message may complete (ORD-1).
      */
-    void onParity(Path p, MemorySegment seg) {
+    void onParity(Path p, MemorySegment seg, boolean q) {
         base.wrap(seg, 0);
         parity.wrap(seg, BaseHeader.LENGTH);
         int op = parity.op();
@@ -261,7 +262,7 @@ final class Responder {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
-        if (c.parityIn.onParity(m, msn, op, msgLen, offset / mtu, n, parity.rkey(), parity.va(), seg,
+        if (c.parityIn.onParity(q, m, msn, op, msgLen, offset / mtu, n, parity.rkey(), parity.va(), seg,
                 BaseHeader.LENGTH + ParityHeader.LENGTH, payloadLen) && m.count == m.segments) {
             retireInbound();
             p.ackNow = true; // its rx MSN tells the sender the message is whole (the rebuilt PSN is never acknowledged)

@@ -4,7 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * XOR of memory ranges into an accumulator (REL-18 parity). Ranges are copied into a heap {@code long[]} in bulk and
+ * XOR of memory ranges into an accumulator (REL-18 parity; with doubling in GF(2^8) between ranges, REL-20's Q
+ * syndrome). Ranges are copied into a heap {@code long[]} in bulk and
  * combined there in a plain loop the JIT vectorizes: element-wise access through a native segment's bounds checks was
  * ~3x slower and, done inside a duty cycle, held back the datagrams of the same batch.
  */
@@ -30,16 +31,36 @@ final class Xor {
 
     /** XORs {@code src[off, off + len)} into the accumulator. */
     void add(MemorySegment src, long off, int len) {
-        int words = (len + 7) >>> 3;
-        if ((len & 7) != 0) {
-            tmp[words - 1] = 0L;
-        }
-        MemorySegment.copy(src, off, tmpSeg, 0, len);
+        int words = load(src, off, len);
         long[] a = acc;
         long[] t = tmp;
         for (int i = 0; i < words; i++) {
             a[i] ^= t[i];
         }
+    }
+
+    /**
+     * REL-20: the accumulator times 2 in GF(2^8) ({@link Gf256#times2}), then {@code src[off, off + len)} XORed in;
+     * every byte of the accumulator up to {@code len} (rounded up to whole words) is doubled, so {@code len} must
+     * cover what {@link #start} loaded.
+     */
+    void times2Add(MemorySegment src, long off, int len) {
+        int words = load(src, off, len);
+        long[] a = acc;
+        long[] t = tmp;
+        for (int i = 0; i < words; i++) {
+            a[i] = Gf256.times2(a[i]) ^ t[i];
+        }
+    }
+
+    /** Copies {@code src[off, off + len)} into {@code tmp}, zero-padded to whole words; returns the word count. */
+    private int load(MemorySegment src, long off, int len) {
+        int words = (len + 7) >>> 3;
+        if ((len & 7) != 0) {
+            tmp[words - 1] = 0L;
+        }
+        MemorySegment.copy(src, off, tmpSeg, 0, len);
+        return words;
     }
 
     /** Writes the accumulator's first {@code len} bytes to {@code dst[off, off + len)}. */

@@ -97,9 +97,11 @@ class EngineInputFuzzTest {
         boolean aim = data.consumeBoolean();
         boolean seal = data.consumeInt(0, 7) != 0;
         byte[] raw = data.consumeBytes(data.consumeInt(0, 1200));
-        // one in eight plausible datagrams is a PARITY (REL-18), whose rebuild writes memory from what others placed
-        byte[] d = !seal ? raw : data.consumeInt(0, 7) == 0 ? Datagrams.plausible(raw, 0, Opcode.PARITY)
-                : Datagrams.plausible(raw, 0);
+        // one in eight plausible datagrams is a PARITY (REL-18) and one a PARITY_Q (REL-20), whose rebuilds write
+        // memory from what others placed
+        int kind = seal ? data.consumeInt(0, 7) : -1;
+        byte[] d = !seal ? raw : kind == 0 ? Datagrams.plausible(raw, 0, Opcode.PARITY)
+                : kind == 1 ? Datagrams.plausible(raw, 0, Opcode.PARITY_Q) : Datagrams.plausible(raw, 0);
         if (!aim || d.length < Packet.MIN_LENGTH) {
             return d;
         }
@@ -120,7 +122,7 @@ class EngineInputFuzzTest {
                             .rsn(data.consumeInt(0, 5));
                 }
             }
-        } else if (op == Opcode.PARITY && d.length >= BaseHeader.LENGTH + ParityHeader.LENGTH + Packet.CRC_LENGTH) {
+        } else if (Opcode.isParity(op) && d.length >= BaseHeader.LENGTH + ParityHeader.LENGTH + Packet.CRC_LENGTH) {
             h.psn(0);
             MemoryRegion target = data.consumeBoolean() ? a : b;
             int mtu = cfg.mtu;

@@ -35,6 +35,7 @@ class PacketParserFuzzTest {
         parse(Datagrams.sealed(data));
         parse(Datagrams.plausible(data, 0));
         parse(Datagrams.plausible(data, 0, Opcode.PARITY)); // REL-18: not in plausible's list, which seeds pin
+        parse(Datagrams.plausible(data, 0, Opcode.PARITY_Q)); // REL-20, likewise
     }
 
     private void parse(byte[] d) {
@@ -57,7 +58,7 @@ class PacketParserFuzzTest {
                 DataHeader h = new DataHeader().wrap(seg, x);
                 sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate();
             }
-            case Opcode.PARITY -> { // WIRE-22
+            case Opcode.PARITY, Opcode.PARITY_Q -> { // WIRE-22
                 ParityHeader h = new ParityHeader().wrap(seg, x);
                 sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate() + h.op()
                         + h.count() + h.reserved();

@@ -22,6 +22,11 @@ public final class Opcode {
      * segments, so a receiver missing one of them rebuilds it from the others without a resend.
      */
     public static final int PARITY = 0x08;
+    /**
+     * Second parity of the same group (REL-20): its payload the Reed-Solomon Q syndrome (segment i of the group
+     * weighted by 2^i in GF(2^8)), so a receiver that also has the group's PARITY rebuilds any two missing segments.
+     */
+    public static final int PARITY_Q = 0x09;
     /** Per-path acknowledgement: cumulative PSN, 256-bit SACK bitmap, ECN count, timestamp echo, rate grant. */
     public static final int ACK = 0x10;
     /** Negative acknowledgement of one packet, with a code. */
@@ -52,11 +57,16 @@ public final class Opcode {
     }
 
     /**
-     * True for opcodes whose payload is user data a simulation may elide (the data opcodes and {@link #PARITY}):
-     * their wire length counts the payload, the bytes are not carried.
+     * True for opcodes whose payload is user data a simulation may elide (the data opcodes, {@link #PARITY} and
+     * {@link #PARITY_Q}): their wire length counts the payload, the bytes are not carried.
      */
     public static boolean hasUserPayload(int op) {
-        return isData(op) || op == PARITY;
+        return isData(op) || isParity(op);
+    }
+
+    /** True for the two tail parity opcodes, {@link #PARITY} and {@link #PARITY_Q} (REL-18, REL-20). */
+    public static boolean isParity(int op) {
+        return op == PARITY || op == PARITY_Q;
     }
 
     /** True for opcodes whose message consumes a posted receive at the responder. */
@@ -77,7 +87,7 @@ public final class Opcode {
         return switch (op) {
             case WRITE, WRITE_IMM, SEND, SEND_IMM, READ_RESP -> DataHeader.LENGTH;
             case READ_REQ -> ReadRequestHeader.LENGTH;
-            case PARITY -> ParityHeader.LENGTH;
+            case PARITY, PARITY_Q -> ParityHeader.LENGTH;
             case ACK -> AckHeader.LENGTH;
             case ACK_BUNDLE -> AckBundleHeader.LENGTH;
             case NAK -> NakHeader.LENGTH;
@@ -97,6 +107,7 @@ public final class Opcode {
             case READ_REQ -> "READ_REQ";
             case READ_RESP -> "READ_RESP";
             case PARITY -> "PARITY";
+            case PARITY_Q -> "PARITY_Q";
             case ACK -> "ACK";
             case NAK -> "NAK";
             case ACK_BUNDLE -> "ACK_BUNDLE";

@@ -319,10 +319,31 @@ class GoldenVectorTest {
     }
 
     @Test
+    void parityQFields() throws IOException {
+        MemorySegment s = checked(Vector.PARITY_Q);
+        // REL-20: the PARITY's header on the next path, 100 ns later
+        assertBase(s, Opcode.PARITY_Q, 0, 0x00000b02, 5, 1024, 0, 0, 0x00000a01, 1_000_027_100L);
+        assertEquals(BaseHeader.LENGTH + 36 + 1024 + Packet.CRC_LENGTH, s.byteSize());
+        ParityHeader q = new ParityHeader().wrap(s, BaseHeader.LENGTH);
+        assertEquals(6, q.msn());
+        assertEquals(1024, q.offset());
+        assertEquals(Opcode.WRITE_IMM, q.op());
+        assertEquals(3, q.count());
+        // 1 * b0 + 2 * b1 + 4 * b2 with b0 = b1 = j and b2 = j below 52, else 0: 7 * j, then 3 * j
+        byte[] payload = s.asSlice(BaseHeader.LENGTH + ParityHeader.LENGTH, 1024).toArray(ValueLayout.JAVA_BYTE);
+        for (int j = 0; j < 1024; j++) {
+            assertEquals((byte) GoldenVectors.gfMul(j < 52 ? 7 : 3, j & 0xff), payload[j], "payload byte " + j);
+        }
+        assertEquals(0x07, payload[1]);
+        assertEquals(0x09, payload[3]);
+    }
+
+    @Test
     void oneVectorPerOpcode() {
         int[] opcodes = {Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_REQ,
                 Opcode.READ_RESP, Opcode.ACK, Opcode.NAK, Opcode.PROBE, Opcode.PROBE_REPLY, Opcode.CM_REQ,
-                Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ, Opcode.ACK_BUNDLE, Opcode.PARITY};
+                Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ, Opcode.ACK_BUNDLE, Opcode.PARITY,
+                Opcode.PARITY_Q};
         // the first vectors follow the opcode table up to CM_REJ; later opcodes' vectors (named by the opcode)
         // and corner-case vectors (the opcode's name and a suffix) come after, so older TV numbers stay
         for (int i = 0; i < opcodes.length; i++) {

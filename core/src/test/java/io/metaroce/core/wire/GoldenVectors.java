@@ -248,6 +248,20 @@ public final class GoldenVectors {
                                 .offset(1024).rkey(RKEY_B).va(0x00007f0000004000L + 1024).rsn(3)
                                 .immediate(0x0badcafe).op(Opcode.WRITE_IMM).count(3).reserved(0));
             }
+        },
+        PARITY_Q(Opcode.PARITY_Q, "Second tail parity (REL-20) of the same message and segments, sent on path 5 (the next "
+                + "path after the PARITY's) at the next transmit opportunity: the same header, the payload their "
+                + "Reed-Solomon Q syndrome in GF(2^8) (polynomial 0x11d), segment k of the group times 2^k. Here the "
+                + "three segments' byte j are j, j and (below 52) j again, so byte j is 7 * j for j < 52 and 3 * j "
+                + "after (j mod 256, products in the field): 0x00 0x07 0x0e 0x09 ...") {
+            @Override
+            byte[] build() {
+                byte[] payload = parityQOf(PARITY_MESSAGE_LENGTH, 1024, 1, 3);
+                return frame(opcode, 0, QPN_B, QPN_A, 5, 0, 0, T0 + 27_100, payload,
+                        ext -> new ParityHeader().wrap(ext, 0).msn(6).messageLength(PARITY_MESSAGE_LENGTH)
+                                .offset(1024).rkey(RKEY_B).va(0x00007f0000004000L + 1024).rsn(3)
+                                .immediate(0x0badcafe).op(Opcode.WRITE_IMM).count(3).reserved(0));
+            }
         };
 
         final int opcode;
@@ -287,6 +301,39 @@ public final class GoldenVectors {
             }
         }
         return x;
+    }
+
+    /**
+     * The Q syndrome of segments {@code [first, first + count)} of that message (REL-20): segment {@code first + k}
+     * times 2^k in GF(2^8), summed, each padded with zeros to the first one's length; multiplied bit by bit here,
+     * independently of the engine's tables.
+     */
+    static byte[] parityQOf(int messageLength, int mtu, int first, int count) {
+        byte[] x = new byte[Math.min(mtu, messageLength - first * mtu)];
+        int weight = 1;
+        for (int k = first; k < first + count; k++) {
+            for (int j = 0; j < x.length && k * mtu + j < messageLength; j++) {
+                x[j] ^= (byte) gfMul(weight, parityMessageByte(k * mtu + j) & 0xff);
+            }
+            weight = gfMul(weight, 2);
+        }
+        return x;
+    }
+
+    /** Carry-less multiplication reduced by x^8 + x^4 + x^3 + x^2 + 1. */
+    static int gfMul(int a, int b) {
+        int r = 0;
+        for (int i = 0; i < 8; i++) {
+            if ((b & 1 << i) != 0) {
+                r ^= a << i;
+            }
+        }
+        for (int bit = 14; bit >= 8; bit--) {
+            if ((r & 1 << bit) != 0) {
+                r ^= 0x11d << (bit - 8);
+            }
+        }
+        return r;
     }
 
     private static byte[] ascii(String s) {
@@ -502,7 +549,7 @@ public final class GoldenVectors {
                             hex64(a.sackWord(i, w)) + sackPsns(a.cumPsn(i), w, a.sackWord(i, w))));
                 }
             }
-        } else if (op == Opcode.PARITY) {
+        } else if (Opcode.isParity(op)) {
             ParityHeader q = new ParityHeader().wrap(seg, x);
             rows.add(row(x + ParityHeader.MSN, "MSN", dec(q.msn())));
             rows.add(row(x + ParityHeader.MESSAGE_LENGTH, "message length", dec(q.messageLength())));
@@ -548,7 +595,7 @@ public final class GoldenVectors {
         if (!Opcode.isCm(op) && op != Opcode.ACK_BUNDLE && b.payloadLength() > 0) {
             byte[] p = new byte[b.payloadLength()];
             System.arraycopy(bytes, payloadAt, p, 0, p.length);
-            rows.add(row(payloadAt, "payload", op == Opcode.PARITY ? binary(p)
+            rows.add(row(payloadAt, "payload", Opcode.isParity(op) ? binary(p)
                     : "\"" + new String(p, StandardCharsets.US_ASCII) + "\" (ASCII)"));
         }
         int crcAt = bytes.length - Packet.CRC_LENGTH;

@@ -1,0 +1,142 @@
+package io.metaroce.testkit;
+
+import io.metaroce.core.Counter;
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.QueuePair;
+import io.metaroce.core.WcStatus;
+import io.metaroce.core.wire.BaseHeader;
+import io.metaroce.core.wire.Opcode;
+import org.junit.jupiter.api.Test;
+
+import java.util.Locale;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * REL-20 on the harness: with {@code parityRepairs} 2 a PARITY_Q follows each PARITY, and a receiver missing any two
+ * segments of the tail rebuilds both from the two parities and the rest of the group, with no resend. Every run
+ * verifies every byte, so the GF(2^8) arithmetic is checked end to end, including a short last segment.
+ */
+class TailParityQTest {
+    private static final int MTU = 1024;
+    private static final int SEGMENTS = 8;
+    /** The last segment is 300 bytes short: the parities pad it with zeros. */
+    private static final int BYTES = SEGMENTS * MTU - 300;
+
+    private record Run(long recvDoneNs, long rebuilt, long unused, long paritySent, long parityQSent, long resent) {
+    }
+
+    /** First transmission of segment {@code seg} of a data message (a resend carries RETRANSMIT). */
+    private static Predicate<Network.Datagram> firstCopyOf(int seg) {
+        return d -> Opcode.isData(d.opcode()) && (d.flags() & BaseHeader.FLAG_RETRANSMIT) == 0
+                && offset(d) == seg * MTU;
+    }
+
+    private static int offset(Network.Datagram d) {
+        byte[] b = d.bytes();
+        int at = BaseHeader.LENGTH + 8; // the data header's (and the parity header's) offset field
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
+    }
+
+    @Test
+    void anyTwoLostSegmentsOfTheTailAreRebuiltWithoutAResend() {
+        Run lossless = run(2, d -> false);
+        for (int x = 0; x < SEGMENTS; x++) {
+            for (int y = x + 1; y < SEGMENTS; y++) {
+                Run r = run(2, firstCopyOf(x).or(firstCopyOf(y)));
+                String pair = "segments " + x + " and " + y;
+                assertEquals(2, r.rebuilt, pair + " rebuilt");
+                assertEquals(0, r.resent, pair + ": nothing resent before the receiver had it");
+                assertTrue(r.recvDoneNs <= lossless.recvDoneNs + 2_000, pair + ": rebuilt about when due");
+            }
+        }
+        Run one = run(1, firstCopyOf(3).or(firstCopyOf(6)));
+        System.out.printf(Locale.ROOT, "%d-segment WRITE_IMM, 2 segments lost: receive completes at %.2f us with "
+                        + "PARITY and PARITY_Q, %.2f us with PARITY only (%.2f us lossless)%n", SEGMENTS,
+                run(2, firstCopyOf(3).or(firstCopyOf(6))).recvDoneNs / 1e3, one.recvDoneNs / 1e3,
+                lossless.recvDoneNs / 1e3);
+        assertEquals(1, one.rebuilt, "one PARITY rebuilds one of the two, after the other's resend");
+        assertTrue(one.recvDoneNs > lossless.recvDoneNs + 2_000, "and waits a round trip for it");
+        assertEquals(1, lossless.paritySent);
+        assertEquals(1, lossless.parityQSent);
+    }
+
+    @Test
+    void aLostParityLeavesTheParityQToRebuildOneSegment() {
+        Run r = run(2, firstCopyOf(5).or(d -> d.opcode() == Opcode.PARITY));
+        assertEquals(1, r.rebuilt, "the PARITY_Q alone rebuilt segment 5");
+        assertEquals(0, r.resent);
+    }
+
+    @Test
+    void aParityQAloneRebuildsTheLastSegmentThoughItIsShort() {
+        Run r = run(2, firstCopyOf(SEGMENTS - 1).or(d -> d.opcode() == Opcode.PARITY));
+        assertEquals(1, r.rebuilt);
+    }
+
+    @Test
+    void threeLostSegmentsWaitForAResendAndThenTheHeldParitiesRebuildTheOtherTwo() {
+        Run r = run(2, firstCopyOf(1).or(firstCopyOf(4)).or(firstCopyOf(7)));
+        assertEquals(2, r.rebuilt, "two rebuilt once the first resend came");
+        assertEquals(0, r.unused);
+    }
+
+    @Test
+    void manyMessagesAtFivePercentLossArriveIntact() {
+        EngineConfig cfg = new EngineConfig().paths(8).planes(2).mtu(MTU).parityTailSegments(4).parityRepairs(2);
+        Network net = Network.datacenter(5, 2, cfg);
+        net.setLoss(0.05);
+        int messages = 200;
+        int stride = SEGMENTS * MTU;
+        Endpoint a = new Endpoint(net, 0, (long) messages * stride);
+        Endpoint b = new Endpoint(net, 1, (long) messages * stride);
+        Endpoint.connect(net, a, b);
+        a.fillRandom(23);
+        for (int i = 0; i < messages; i++) {
+            assertEquals(QueuePair.OK, b.qp.postRecv(i, b.src, 0, 0));
+            int len = MTU * (1 + i % SEGMENTS) - (i % 3) * 100;
+            assertEquals(QueuePair.OK, a.qp.postWriteImm(i, a.src, (long) i * stride, len,
+                    b.dst.address() + (long) i * stride, b.dst.rkey(), i, QueuePair.SIGNALED));
+        }
+        assertTrue(net.runUntil(() -> a.sendDone() == messages && b.recvDone() == messages, 2_000_000_000L),
+                () -> a.engine.counters() + "\n" + b.engine.counters());
+        for (int i = 0; i < messages; i++) {
+            int len = MTU * (1 + i % SEGMENTS) - (i % 3) * 100;
+            assertEquals(WcStatus.SUCCESS, a.sendStatuses.get(i));
+            assertEquals(-1L, a.src.segment().asSlice((long) i * stride, len)
+                    .mismatch(b.dst.segment().asSlice((long) i * stride, len)), "message " + i + " intact");
+        }
+        assertTrue(a.engine.counters().get(Counter.PARITY_Q_SENT) > 0);
+        assertTrue(b.engine.counters().get(Counter.PARITY_REBUILT) > 0);
+        assertEquals(0, a.engine.internalErrors() + b.engine.internalErrors());
+    }
+
+    private static Run run(int repairs, Predicate<Network.Datagram> drop) {
+        EngineConfig cfg = new EngineConfig().paths(4).planes(1).mtu(MTU).parityTailSegments(SEGMENTS)
+                .parityRepairs(repairs);
+        Network net = Network.datacenter(3, 2, cfg);
+        net.setDropRule(drop::test);
+        Endpoint a = new Endpoint(net, 0, SEGMENTS * MTU);
+        Endpoint b = new Endpoint(net, 1, SEGMENTS * MTU);
+        Endpoint.connect(net, a, b);
+        a.fillRandom(11);
+        assertEquals(QueuePair.OK, b.qp.postRecv(5, b.src, 0, 0));
+        assertEquals(QueuePair.OK, a.qp.postWriteImm(1, a.src, 0, BYTES, b.dst.address(), b.dst.rkey(), 42,
+                QueuePair.SIGNALED));
+        assertTrue(net.runUntil(() -> b.recvDone() == 1, 100_000_000L), () -> b.engine.counters().toString());
+        long recvNs = net.nowNs();
+        long resentByThen = a.engine.counters().get(Counter.RETRANSMITS);
+        assertTrue(net.runUntil(() -> a.sendDone() == 1, 1_000_000_000L), () -> a.engine.counters().toString());
+        net.runFor(1_000_000L); // late copies and parities land
+        assertEquals(WcStatus.SUCCESS, a.sendStatuses.getFirst());
+        assertEquals(WcStatus.SUCCESS, b.recvStatuses.getFirst());
+        assertEquals(-1L, a.src.segment().asSlice(0, BYTES).mismatch(b.dst.segment().asSlice(0, BYTES)),
+                "the message arrived intact");
+        assertEquals(0, a.engine.internalErrors() + b.engine.internalErrors());
+        return new Run(recvNs, b.engine.counters().get(Counter.PARITY_REBUILT),
+                b.engine.counters().get(Counter.PARITY_UNUSED), a.engine.counters().get(Counter.PARITY_SENT),
+                a.engine.counters().get(Counter.PARITY_Q_SENT), resentByThen);
+    }
+}
