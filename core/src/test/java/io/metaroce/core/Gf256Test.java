@@ -1,5 +1,6 @@
 package io.metaroce.core;
 
+import io.metaroce.core.wire.GoldenVectors;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -13,18 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class Gf256Test {
     /** Carry-less product reduced by 0x11d, bit by bit (the definition the tables must agree with). */
     private static int slowMul(int a, int b) {
-        int r = 0;
-        for (int i = 0; i < 8; i++) {
-            if ((b & 1 << i) != 0) {
-                r ^= a << i;
-            }
-        }
-        for (int bit = 14; bit >= 8; bit--) {
-            if ((r & 1 << bit) != 0) {
-                r ^= 0x11d << (bit - 8);
-            }
-        }
-        return r;
+        return GoldenVectors.gfMul(a, b);
     }
 
     @Test

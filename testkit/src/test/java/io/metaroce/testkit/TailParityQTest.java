@@ -86,28 +86,9 @@ class TailParityQTest {
     @Test
     void manyMessagesAtFivePercentLossArriveIntact() {
         EngineConfig cfg = new EngineConfig().paths(8).planes(2).mtu(MTU).parityTailSegments(4).parityRepairs(2);
-        Network net = Network.datacenter(5, 2, cfg);
-        net.setLoss(0.05);
-        int messages = 200;
-        int stride = SEGMENTS * MTU;
-        Endpoint a = new Endpoint(net, 0, (long) messages * stride);
-        Endpoint b = new Endpoint(net, 1, (long) messages * stride);
-        Endpoint.connect(net, a, b);
-        a.fillRandom(23);
-        for (int i = 0; i < messages; i++) {
-            assertEquals(QueuePair.OK, b.qp.postRecv(i, b.src, 0, 0));
-            int len = MTU * (1 + i % SEGMENTS) - (i % 3) * 100;
-            assertEquals(QueuePair.OK, a.qp.postWriteImm(i, a.src, (long) i * stride, len,
-                    b.dst.address() + (long) i * stride, b.dst.rkey(), i, QueuePair.SIGNALED));
-        }
-        assertTrue(net.runUntil(() -> a.sendDone() == messages && b.recvDone() == messages, 2_000_000_000L),
-                () -> a.engine.counters() + "\n" + b.engine.counters());
-        for (int i = 0; i < messages; i++) {
-            int len = MTU * (1 + i % SEGMENTS) - (i % 3) * 100;
-            assertEquals(WcStatus.SUCCESS, a.sendStatuses.get(i));
-            assertEquals(-1L, a.src.segment().asSlice((long) i * stride, len)
-                    .mismatch(b.dst.segment().asSlice((long) i * stride, len)), "message " + i + " intact");
-        }
+        Endpoint[] ends = TailParityTest.messages(cfg, 0.05); // 200 WRITE_IMMs of 1 to 8 segments, all verified
+        Endpoint a = ends[0];
+        Endpoint b = ends[1];
         assertTrue(a.engine.counters().get(Counter.PARITY_Q_SENT) > 0);
         assertTrue(b.engine.counters().get(Counter.PARITY_REBUILT) > 0);
         assertEquals(0, a.engine.internalErrors() + b.engine.internalErrors());

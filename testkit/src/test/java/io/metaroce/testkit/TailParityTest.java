@@ -109,7 +109,7 @@ class TailParityTest {
     }
 
     /** 200 WRITE_IMMs of 1 to 8 segments at {@code loss}, every byte verified; returns sender and receiver. */
-    private static Endpoint[] messages(EngineConfig cfg, double loss) {
+    static Endpoint[] messages(EngineConfig cfg, double loss) {
         Network net = Network.datacenter(5, 2, cfg);
         net.setLoss(loss);
         int messages = 200;

@@ -321,7 +321,7 @@ public final class GoldenVectors {
     }
 
     /** Carry-less multiplication reduced by x^8 + x^4 + x^3 + x^2 + 1. */
-    static int gfMul(int a, int b) {
+    public static int gfMul(int a, int b) {
         int r = 0;
         for (int i = 0; i < 8; i++) {
             if ((b & 1 << i) != 0) {
