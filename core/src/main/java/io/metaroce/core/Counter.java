@@ -51,15 +51,19 @@ public enum Counter {
     PARITY_SENT,
     /** PARITY_Q packets sent (REL-20). */
     PARITY_Q_SENT,
-    /** PARITY and PARITY_Q packets received and found well-formed (REL-18, REL-20). */
+    /** PARITY_R packets sent (REL-21). */
+    PARITY_R_SENT,
+    /** PARITY, PARITY_Q and PARITY_R packets received and found well-formed (REL-18, REL-20, REL-21). */
     RX_PARITY,
     /**
-     * Segments this receiver rebuilt from a PARITY or PARITY_Q and the rest of its group, without their packet (REL-18,
-     * REL-20).
+     * Segments this receiver rebuilt from its parities and the rest of their group, without their packet (REL-18,
+     * REL-20, REL-21).
      */
     PARITY_REBUILT,
+    /** Payload bytes of the segments counted by {@link #PARITY_REBUILT}: received data, as {@link #RX_PAYLOAD_BYTES}. */
+    PARITY_REBUILT_BYTES,
     /**
-     * PARITY and PARITY_Q packets received that rebuilt nothing: their group was whole (or its message retired) when
+     * Parity packets received that rebuilt nothing: their group was whole (or its message retired) when
      * they arrived or before they could be used, they were evicted unused, or more segments of the group were lost
      * than the parities at hand rebuild (REL-18, REL-20).
      */

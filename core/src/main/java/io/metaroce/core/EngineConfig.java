@@ -176,6 +176,12 @@ public final class EngineConfig {
      */
     public int parityRepairs = 1;
     /**
+     * REL-21: with {@link #parityTailSegments} on, each message's tail gets as many parities as its peer's measured
+     * loss rate calls for (the fewest, at least one, for which the group rebuilds its losses with probability
+     * 0.95), at most {@link #parityRepairs}. Off (the default): always {@code parityRepairs}.
+     */
+    public boolean parityAdaptive = false;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -251,6 +257,7 @@ public final class EngineConfig {
     public EngineConfig missingNakMarginNs(long v) { missingNakMarginNs = v; return this; }
     public EngineConfig parityTailSegments(int v) { parityTailSegments = v; return this; }
     public EngineConfig parityRepairs(int v) { parityRepairs = v; return this; }
+    public EngineConfig parityAdaptive(boolean v) { parityAdaptive = v; return this; }
     public EngineConfig parityAfterLossNs(long v) { parityAfterLossNs = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
@@ -290,6 +297,7 @@ public final class EngineConfig {
         c.missingNakMarginNs = missingNakMarginNs;
         c.parityTailSegments = parityTailSegments;
         c.parityRepairs = parityRepairs;
+        c.parityAdaptive = parityAdaptive;
         c.parityAfterLossNs = parityAfterLossNs;
         c.grantFraction = grantFraction;
         c.unscheduledBytes = unscheduledBytes;
@@ -336,7 +344,8 @@ public final class EngineConfig {
         require(missingNakMarginNs >= 0, "missingNakMarginNs must be >= 0");
         require(parityTailSegments == 0 || parityTailSegments >= 2 && parityTailSegments <= ParityHeader.MAX_COUNT,
                 "parityTailSegments must be 0 (off) or in 2..255, got " + parityTailSegments);
-        require(parityRepairs == 1 || parityRepairs == 2, "parityRepairs must be 1 or 2, got " + parityRepairs);
+        require(parityRepairs >= 1 && parityRepairs <= ParityHeader.MAX_REPAIR + 1,
+                "parityRepairs must be 1 to " + (ParityHeader.MAX_REPAIR + 1) + ", got " + parityRepairs);
         require(parityAfterLossNs >= 0, "parityAfterLossNs must be >= 0");
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(peerSilenceGraceNs >= 0, "peerSilenceGraceNs must be >= 0");

@@ -58,6 +58,14 @@ final class Gf256 {
         return EXP[i];
     }
 
+    /**
+     * REL-21: segment {@code i}'s coefficient in repair {@code j} of a group, {@code 2^(j*i)} (repair 0, the PARITY:
+     * 1; repair 1, the PARITY_Q: 2^i).
+     */
+    static int coefficient(int j, int i) {
+        return EXP[(int) ((long) j * i % 255)];
+    }
+
     /** {@code acc[k] ^= c * src[k]} for {@code k < len}. */
     static void mulAdd(byte[] acc, byte[] src, int len, int c) {
         if (c == 0) {

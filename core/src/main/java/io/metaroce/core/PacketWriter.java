@@ -220,30 +220,39 @@ final class PacketWriter {
     }
 
     /**
-     * REL-18, REL-20: the PARITY ({@code q} false) or PARITY_Q ({@code q} true) of segments {@code [first, first +
-     * count)} of {@code w} on path {@code p}: unsequenced, its header naming the group as a data packet of segment
-     * {@code first} would, its payload the XOR of the group's segments, or their sum with segment {@code first + i}
-     * weighted by 2^i in GF(2^8) (each padded with zeros to the first one's length), read from the message's local
-     * buffer.
+     * REL-18, REL-20, REL-21: repair {@code j} of segments {@code [first, first + count)} of {@code w} on path
+     * {@code p} (0: the PARITY, 1: the PARITY_Q, 2 and up: a PARITY_R): unsequenced, its header naming the group as a
+     * data packet of segment {@code first} would, its payload the sum of the group's segments with segment
+     * {@code first + i} weighted by 2^(j*i) in GF(2^8) (the PARITY's is their XOR; each padded with zeros to the first
+     * one's length), read from the message's local buffer.
      */
-    int parity(long nowNs, Path p, SendWqe w, int first, int count, boolean q, MemorySegment out, Transmit tx) {
+    int parity(long nowNs, Path p, SendWqe w, int first, int count, int j, MemorySegment out, Transmit tx) {
         int mtu = c.cfg.mtu;
         int offset = first * mtu;
         int payload = w.segmentBytes(first, mtu);
-        int op = q ? Opcode.PARITY_Q : Opcode.PARITY;
+        int op = j == 0 ? Opcode.PARITY : j == 1 ? Opcode.PARITY_Q : Opcode.PARITY_R;
         header(out, op, 0, p, 0, payload, nowNs);
         long va = (w.op == Opcode.WRITE || w.op == Opcode.WRITE_IMM) ? w.remoteVa + offset : 0;
         parity.wrap(out, BaseHeader.LENGTH).msn(w.msn).messageLength(w.length).offset(offset).rkey(w.rkey).va(va)
                 .rsn(w.rsn).immediate(w.imm).op(w.op).count(count).reserved(0);
+        if (j >= 2) {
+            parity.repair(j);
+        }
         long at = BaseHeader.LENGTH + ParityHeader.LENGTH;
         if (payload > 0 && !c.cfg.elidePayload) {
             Xor xor = c.engine.xor();
             MemorySegment region = w.local.segment();
-            if (q) { // Horner's rule from the last segment down: Q = (..(D[n-1] * 2 + D[n-2]) * 2 ..) * 2 + D[0]
+            if (j == 1) { // Horner's rule from the last segment down: Q = (..(D[n-1] * 2 + D[n-2]) * 2 ..) * 2 + D[0]
                 int last = first + count - 1;
                 xor.start(region, w.localOffset + (long) last * mtu, w.segmentBytes(last, mtu));
                 for (int k = last - 1; k >= first; k--) {
                     xor.times2Add(region, w.localOffset + (long) k * mtu, w.segmentBytes(k, mtu));
+                }
+            } else if (j >= 2) { // the same with 2^j in place of 2
+                int last = first + count - 1;
+                xor.start(region, w.localOffset + (long) last * mtu, w.segmentBytes(last, mtu));
+                for (int k = last - 1; k >= first; k--) {
+                    xor.timesPow2Add(j, region, w.localOffset + (long) k * mtu, w.segmentBytes(k, mtu));
                 }
             } else {
                 xor.start(region, w.localOffset + offset, payload);
@@ -253,13 +262,14 @@ final class PacketWriter {
             }
             xor.writeTo(out, at, payload);
         }
-        c.count(q ? Counter.PARITY_Q_SENT : Counter.PARITY_SENT);
+        c.count(j == 0 ? Counter.PARITY_SENT : j == 1 ? Counter.PARITY_Q_SENT : Counter.PARITY_R_SENT);
         return finish(out, (int) at + payload, p, op, tx);
     }
 
     /** Writes one data packet (without CRC) at the path's next PSN and returns its length including the CRC. */
     int data(long nowNs, Path p, SendWqe w, int seg, boolean retransmit, MemorySegment out) {
         int flags = retransmit ? BaseHeader.FLAG_RETRANSMIT | BaseHeader.FLAG_ACK_REQ : 0;
+        p.peer.lossRate.onSent(); // REL-21
         if (seg == 0) {
             flags |= BaseHeader.FLAG_FIRST;
         }

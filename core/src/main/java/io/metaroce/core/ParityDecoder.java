@@ -7,20 +7,21 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * REL-18, REL-20, receiver side: rebuilds missing segments of a group from the group's parities and its other
+ * REL-18, REL-20, REL-21, receiver side: rebuilds missing segments of a group from the group's parities and its other
  * segments, which were placed in final memory already; a rebuilt segment is then a received segment of its message
- * like any other. A PARITY rebuilds one missing segment, a PARITY_Q one, the two together any two. A parity that
- * arrives while more of its group's segments are missing than the parities at hand rebuild is held (up to
- * {@link #CAPACITY} per QP, the oldest evicted first) until they can, the group is whole or its message retires.
- * Holding arrays and buffers are made on first use.
+ * like any other. Repair {@code j} of a group (0: PARITY, 1: PARITY_Q, 2 and up: PARITY_R) is the sum of its segments
+ * with segment i weighted by 2^(j*i) in GF(2^8), so {@code e} missing segments are {@code e} unknowns and any
+ * {@code e} parities whose coefficients are independent rebuild them all ({@link ParitySolver}). Parities are held
+ * (up to {@link #CAPACITY} per QP, the oldest evicted first) until their group can be rebuilt, the group is whole or
+ * its message retires. Holding arrays and buffers are made on first use.
  */
 final class ParityDecoder {
-    static final int CAPACITY = 8;
+    static final int CAPACITY = 16;
 
-    /** A parity held until its group can be rebuilt: which kind, what its header said, and its payload. */
+    /** A parity held until its group can be rebuilt: which repair, what its header said, and its payload. */
     private static final class Held {
         boolean used;
-        boolean q;
+        int repair;
         int msn;
         int op;
         int length;
@@ -30,6 +31,10 @@ final class ParityDecoder {
         long va;
         MemorySegment payload;
         int payloadLength;
+
+        boolean sameGroup(Held o) {
+            return o.msn == msn && o.first == first && o.count == count && o.op == op && o.length == length;
+        }
     }
 
     private final QpCore c;
@@ -40,9 +45,14 @@ final class ParityDecoder {
     private MemoryRegion groupRegion;
     private long groupBase;
     private int groupFirst;
-    /** REL-20's arithmetic, one segment each (made on first use). */
-    private byte[] accP;
-    private byte[] accQ;
+    /** The parities of the group being rebuilt, and the solver of their equations (made on first use). */
+    private final Held[] group = new Held[CAPACITY];
+    private ParitySolver solver;
+    private final int[] missing = new int[CAPACITY];
+    private final int[] repairs = new int[CAPACITY];
+    /** Scratch, one segment each (made on first use): the residual of each parity used, and a segment read back. */
+    private byte[][] residual;
+    private byte[] out;
     private byte[] seg;
 
     ParityDecoder(QpCore c) {
@@ -59,31 +69,19 @@ final class ParityDecoder {
     }
 
     /**
-     * A checked PARITY ({@code q} false) or PARITY_Q for segments {@code [first, first + n)} of message {@code msn} of
+     * A checked parity, repair {@code repair} of segments {@code [first, first + n)} of message {@code msn} of
      * opcode {@code opOf} and {@code lengthOf} bytes (within the receive window; {@code m} its entry, which agrees with
      * both, or null when no segment of it arrived yet), its payload in {@code src[srcOff, +len)}, the group's placement
      * ({@code rkey}, {@code va}: WRITE, WRITE_IMM). Returns true when it rebuilt a segment of {@code m}.
      */
-    boolean onParity(boolean q, InboundMessages.Msg m, int msnOf, int opOf, int lengthOf, int firstSeg, int n,
+    boolean onParity(int repair, InboundMessages.Msg m, int msnOf, int opOf, int lengthOf, int firstSeg, int n,
                      int key, long addr, MemorySegment src, long srcOff, int len) {
-        int missing = m == null ? n : n - present(m, firstSeg, n);
-        if (missing == 0) {
+        if (m != null && n - present(m, firstSeg, n) == 0) {
             c.count(Counter.PARITY_UNUSED);
             return false;
         }
-        if (missing == 1) {
-            return rebuildOne(q, m, firstSeg, n, key, addr, src, srcOff, len);
-        }
-        if (missing == 2 && m != null) {
-            Held t = other(msnOf, m.op, m.length, firstSeg, n, !q);
-            if (t != null) {
-                release(t);
-                return q ? rebuildTwo(m, firstSeg, n, key, addr, t.payload, 0, src, srcOff, len)
-                        : rebuildTwo(m, firstSeg, n, key, addr, src, srcOff, t.payload, 0, len);
-            }
-        }
         Held h = slot();
-        h.q = q;
+        h.repair = repair;
         h.msn = msnOf;
         h.op = opOf;
         h.length = lengthOf;
@@ -98,10 +96,15 @@ final class ParityDecoder {
             }
             MemorySegment.copy(src, srcOff, h.payload, 0, len);
         }
-        return false;
+        for (Held t : held) {
+            if (t.used && t != h && t.repair == repair && t.sameGroup(h)) {
+                drop(t); // the same repair again (a duplicate): the newer one stands
+            }
+        }
+        return m != null && rebuild(m, h);
     }
 
-    /** Segment {@code seg} of {@code m} was just placed; returns true when a held parity then rebuilt another. */
+    /** Segment {@code seg} of {@code m} was just placed; returns true when held parities then rebuilt another. */
     boolean onSegment(InboundMessages.Msg m, int seg) {
         if (holding == 0) {
             return false;
@@ -122,39 +125,111 @@ final class ParityDecoder {
                 drop(h); // held before any data of its message came, and that data disagrees with it
                 continue;
             }
-            int missing = h.count - present(m, h.first, h.count);
-            if (missing == 1) {
-                release(h);
-                rebuilt |= rebuildOne(h.q, m, h.first, h.count, h.rkey, h.va, h.payload, 0, h.payloadLength);
-            } else if (missing == 0) {
-                drop(h);
-            } else if (missing == 2) {
-                Held t = other(h.msn, m.op, m.length, h.first, h.count, !h.q);
-                if (t != null) {
-                    release(h);
-                    release(t);
-                    Held p = h.q ? t : h;
-                    Held q = h.q ? h : t;
-                    rebuilt |= rebuildTwo(m, h.first, h.count, h.rkey, h.va, p.payload, 0, q.payload, 0,
-                            h.payloadLength);
-                }
-            }
+            rebuilt |= rebuild(m, h);
         }
         return rebuilt;
     }
 
-    /** The held parity of kind {@code q} for the same group of the same message, or null. */
-    private Held other(int msn, int op, int length, int first, int count, boolean q) {
-        if (holding == 0) {
-            return null;
-        }
-        for (Held t : held) {
-            if (t.used && t.q == q && t.msn == msn && t.first == first && t.count == count && t.op == op
-                    && t.length == length) {
-                return t;
+    /**
+     * Rebuilds every missing segment of {@code h}'s group of {@code m} if the group's held parities can: then they are
+     * all released (those the rebuild did not need counted unused). A group found whole releases them all unused.
+     */
+    private boolean rebuild(InboundMessages.Msg m, Held h) {
+        int e = 0;
+        for (int s = h.first; s < h.first + h.count; s++) {
+            if (!SendWqe.bit(m.bits, s)) {
+                if (e == CAPACITY) {
+                    return false; // more missing than any group's parities can rebuild
+                }
+                missing[e++] = s - h.first;
             }
         }
-        return null;
+        int g = 0;
+        for (Held t : held) {
+            if (t.used && t.sameGroup(h)) {
+                group[g++] = t;
+            }
+        }
+        if (e == 0) {
+            for (int k = 0; k < g; k++) {
+                drop(group[k]);
+            }
+            return false;
+        }
+        if (g < e) {
+            return false;
+        }
+        if (solver == null) {
+            solver = new ParitySolver(CAPACITY);
+        }
+        for (int k = 0; k < g; k++) {
+            repairs[k] = group[k].repair;
+        }
+        if (!solver.solve(repairs, g, missing, e)) {
+            return false; // these parities' equations are dependent for these segments: wait for more
+        }
+        if (!locate(m, h.first, h.count, h.rkey, h.va)) {
+            for (int k = 0; k < g; k++) {
+                release(group[k]); // (locate counted one unused)
+            }
+            return false;
+        }
+        if (!c.cfg.elidePayload && h.payloadLength > 0) {
+            place(m, h, g, e);
+        }
+        for (int k = 0; k < g; k++) {
+            if (solver.used(k)) {
+                release(group[k]);
+            } else {
+                drop(group[k]);
+            }
+        }
+        for (int b = 0; b < e; b++) {
+            received(m, h.first + missing[b]);
+        }
+        return true;
+    }
+
+    /**
+     * Computes the {@code e} missing segments from the parities the solver chose and writes them where they go: each
+     * chosen parity's residual (its payload minus the weighted segments at hand), then each missing segment as the
+     * solver's combination of those residuals.
+     */
+    private void place(InboundMessages.Msg m, Held h, int g, int e) {
+        int len = h.payloadLength;
+        int mtu = c.cfg.mtu;
+        if (residual == null) {
+            residual = new byte[CAPACITY][];
+            out = new byte[mtu];
+        }
+        for (int k = 0; k < g; k++) {
+            if (!solver.used(k)) {
+                continue;
+            }
+            if (residual[k] == null) {
+                residual[k] = new byte[mtu];
+            }
+            byte[] r = load(group[k].payload, 0, len, residual[k]);
+            int j = group[k].repair;
+            for (int s = h.first; s < h.first + h.count; s++) {
+                if (SendWqe.bit(m.bits, s)) {
+                    Gf256.mulAdd(r, readSegment(m, s, len), len, Gf256.coefficient(j, s - h.first));
+                }
+            }
+        }
+        MemorySegment region = groupRegion.segment();
+        for (int b = 0; b < e; b++) {
+            Arrays.fill(out, 0, len, (byte) 0);
+            for (int k = 0; k < g; k++) {
+                int coef = solver.used(k) ? solver.weight(b, k) : 0;
+                if (coef != 0) {
+                    Gf256.mulAdd(out, residual[k], len, coef);
+                }
+            }
+            int s = h.first + missing[b];
+            MemorySegment.copy(out, 0, region, ValueLayout.JAVA_BYTE, groupBase + (long) missing[b] * mtu,
+                    segmentBytes(m, s, mtu));
+        }
     }
 
     private static int present(InboundMessages.Msg m, int firstSeg, int n) {
@@ -230,118 +305,11 @@ final class ParityDecoder {
         return true;
     }
 
-    /** The first segment of {@code [from, end)} of {@code m} not received. */
-    private static int nextMissing(InboundMessages.Msg m, int from) {
-        int s = from;
-        while (SendWqe.bit(m.bits, s)) {
-            s++;
-        }
-        return s;
-    }
-
     private void received(InboundMessages.Msg m, int s) {
         SendWqe.set(m.bits, s);
         m.count++;
         c.count(Counter.PARITY_REBUILT);
-    }
-
-    /**
-     * Rebuilds the one missing segment of {@code [firstSeg, firstSeg + n)} of {@code m} from its PARITY (the XOR of
-     * the parity and every other segment of the group) or, {@code q}, its PARITY_Q (the same sum with segment
-     * {@code firstSeg + i} weighted by 2^i, divided by the missing one's weight), each other segment read from where it
-     * was placed, the result written where the missing one goes.
-     */
-    private boolean rebuildOne(boolean q, InboundMessages.Msg m, int firstSeg, int n, int key, long addr,
-                               MemorySegment src, long srcOff, int len) {
-        if (!locate(m, firstSeg, n, key, addr)) {
-            return false;
-        }
-        int mtu = c.cfg.mtu;
-        int s = nextMissing(m, firstSeg);
-        int lenS = segmentBytes(m, s, mtu);
-        if (lenS > 0 && !c.cfg.elidePayload) {
-            MemorySegment region = groupRegion.segment();
-            if (q) {
-                byte[] acc = load(src, srcOff, len, accQ());
-                for (int k = firstSeg; k < firstSeg + n; k++) {
-                    if (k != s) {
-                        Gf256.mulAdd(acc, readSegment(m, k, len), len, Gf256.pow2(k - firstSeg));
-                    }
-                }
-                Gf256.scale(acc, lenS, Gf256.div(1, Gf256.pow2(s - firstSeg)));
-                MemorySegment.copy(acc, 0, region, ValueLayout.JAVA_BYTE, groupBase + (long) (s - firstSeg) * mtu, lenS);
-            } else {
-                Xor xor = c.engine.xor();
-                xor.start(src, srcOff, len);
-                for (int k = firstSeg; k < firstSeg + n; k++) {
-                    if (k != s) {
-                        xor.add(region, groupBase + (long) (k - firstSeg) * mtu, segmentBytes(m, k, mtu));
-                    }
-                }
-                xor.writeTo(region, groupBase + (long) (s - firstSeg) * mtu, lenS);
-            }
-        }
-        received(m, s);
-        return true;
-    }
-
-    /**
-     * REL-20: rebuilds the two missing segments {@code x < y} of {@code [firstSeg, firstSeg + n)} of {@code m} from its
-     * PARITY {@code p} and PARITY_Q {@code q} (payloads of {@code len} bytes). With the other segments taken out,
-     * {@code P' = D[x] + D[y]} and {@code Q' = 2^i D[x] + 2^j D[y]} ({@code i}, {@code j} their places in the group),
-     * so {@code D[x] = (2^j P' + Q') / (2^i + 2^j)} and {@code D[y] = P' + D[x]}.
-     */
-    private boolean rebuildTwo(InboundMessages.Msg m, int firstSeg, int n, int key, long addr, MemorySegment p,
-                               long pOff, MemorySegment q, long qOff, int len) {
-        if (!locate(m, firstSeg, n, key, addr)) {
-            c.count(Counter.PARITY_UNUSED); // the second parity: locate counted the first
-            return false;
-        }
-        int mtu = c.cfg.mtu;
-        int x = nextMissing(m, firstSeg);
-        int y = nextMissing(m, x + 1);
-        if (!c.cfg.elidePayload && len > 0) {
-            byte[] ap = load(p, pOff, len, accP());
-            byte[] aq = load(q, qOff, len, accQ());
-            for (int k = firstSeg; k < firstSeg + n; k++) {
-                if (k != x && k != y) {
-                    byte[] d = readSegment(m, k, len);
-                    for (int b = 0; b < len; b++) {
-                        ap[b] ^= d[b];
-                    }
-                    Gf256.mulAdd(aq, d, len, Gf256.pow2(k - firstSeg));
-                }
-            }
-            int gi = Gf256.pow2(x - firstSeg);
-            int gj = Gf256.pow2(y - firstSeg);
-            Gf256.mulAdd(aq, ap, len, gj); // aq = 2^j P' + Q' = (2^i + 2^j) D[x]
-            Gf256.scale(aq, len, Gf256.div(1, gi ^ gj));
-            for (int b = 0; b < len; b++) {
-                ap[b] ^= aq[b]; // D[y] = P' + D[x]
-            }
-            MemorySegment region = groupRegion.segment();
-            MemorySegment.copy(aq, 0, region, ValueLayout.JAVA_BYTE, groupBase + (long) (x - firstSeg) * mtu,
-                    segmentBytes(m, x, mtu));
-            MemorySegment.copy(ap, 0, region, ValueLayout.JAVA_BYTE, groupBase + (long) (y - firstSeg) * mtu,
-                    segmentBytes(m, y, mtu));
-        }
-        received(m, x);
-        received(m, y);
-        return true;
-    }
-
-    private byte[] accP() {
-        if (accP == null) {
-            accP = new byte[c.cfg.mtu];
-        }
-        return accP;
-    }
-
-    private byte[] accQ() {
-        if (accQ == null) {
-            accQ = new byte[c.cfg.mtu];
-        }
-        return accQ;
+        c.add(Counter.PARITY_REBUILT_BYTES, segmentBytes(m, s, c.cfg.mtu));
     }
 
     /** {@code src[off, off + len)} copied into {@code dst}. */

@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
  * poll, unless every segment it covers is acknowledged by then. Only the tail is covered: a segment lost mid-message
  * is resent while the rest of the message still flows, a lost tail is what makes a message, and every step of a
  * collective chained on it, wait a round trip or a timeout. With {@code parityRepairs} 2 a PARITY_Q over the same
- * segments follows each PARITY, at the next poll, on the next ACTIVE path (REL-20): one lossy route does not take both.
+ * segments follows each PARITY, at the next poll, on the next ACTIVE path (REL-20): one lossy route does not take both;
+ * with more, PARITY_Rs of repairs 2, 3, ... follow the same way (REL-21), as many as {@code parityRepairs} or, with
+ * {@code parityAdaptive}, as the peer's measured loss rate calls for ({@link ParityCount}).
  */
 final class ParitySender {
     private final QpCore c;
@@ -35,7 +37,10 @@ final class ParitySender {
         if (window > 0 && (p.peer.lastLossNs == Long.MIN_VALUE || nowNs - p.peer.lastLossNs > window)) {
             return;
         }
-        c.parityOwed.owe(q, w.serial, p.id, false);
+        int n = Math.min(c.cfg.parityTailSegments, w.segments);
+        int repairs = c.cfg.parityAdaptive ? ParityCount.forLoss(n, p.peer.lossRate.rate(), c.cfg.parityRepairs)
+                : c.cfg.parityRepairs; // REL-21
+        c.parityOwed.owe(q, w.serial, p.id, 0, repairs);
     }
 
     /** Writes the owed PARITY into {@code out} if it is still of use; returns its length, 0 when none goes. */
@@ -45,7 +50,7 @@ final class ParitySender {
             return 0;
         }
         owed.take();
-        boolean q = owed.q();
+        int j = owed.repair();
         SendWqe w = c.queue(owed.queue()).live(owed.serial());
         if (w == null || w.done) {
             return 0;
@@ -55,10 +60,10 @@ final class ParitySender {
             return 0;
         }
         sentOn = c.path(owed.path());
-        if (!q && c.cfg.parityRepairs == 2) {
-            owed.owe(owed.queue(), owed.serial(), nextActive(sentOn).id, true);
+        if (j + 1 < owed.count()) {
+            owed.owe(owed.queue(), owed.serial(), nextActive(sentOn).id, j + 1, owed.count());
         }
-        return writer.parity(nowNs, sentOn, w, w.segments - n, n, q, out, tx);
+        return writer.parity(nowNs, sentOn, w, w.segments - n, n, j, out, tx);
     }
 
     /** The path of the PARITY {@link #next} wrote last. */

@@ -35,6 +35,8 @@ final class PeerLoad {
     long lastDataRxNs = Long.MIN_VALUE;
     /** REL-18: when a QP of this engine last declared a packet to this peer lost (resent it), or MIN_VALUE. */
     long lastLossNs = Long.MIN_VALUE;
+    /** REL-21: the share of data packets to this peer declared lost recently. */
+    final LossRate lossRate = new LossRate();
     boolean activeSender;
 
     /** RTT samples taken on routes to this peer ({@link #estimatesVersion()}). */

@@ -236,6 +236,9 @@ final class QpCore {
         p.recState[i] = byTimer ? Path.LOST_HELD : Path.LOST;
         p.recSentNs[i] = nowNs;
         p.removeInflight(p.recBytes[i]);
+        if (holdNs == 0) {
+            p.peer.lossRate.onLost(); // REL-21: the packet's loss, whether or not its segment is still needed
+        }
         SendWqe w = recordWqe(p, i);
         if (w == null || w.done || SendWqe.bit(w.acked, p.recSeg[i])) {
             return;

@@ -316,7 +316,7 @@ public final class QueuePair extends Timed {
             case Opcode.NAK -> recovery.onNak(nowNs, p, seg);
             case Opcode.PROBE -> prober.onProbe(nowNs, p, seg);
             case Opcode.PROBE_REPLY -> prober.onProbeReply(nowNs, p, seg);
-            case Opcode.PARITY, Opcode.PARITY_Q -> responder.onParity(p, seg, op == Opcode.PARITY_Q);
+            case Opcode.PARITY, Opcode.PARITY_Q, Opcode.PARITY_R -> responder.onParity(p, seg, op);
             case Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_RESP, Opcode.READ_REQ ->
                     responder.onData(nowNs, p, seg, op, ecn);
             default -> c.count(Counter.DROP_MALFORMED); // CM packets are the driver's, never a QP's

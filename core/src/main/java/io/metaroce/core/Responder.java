@@ -221,12 +221,13 @@ final class Responder {
     }
 
     /**
-     * REL-18, REL-20: a PARITY or ({@code q}) a PARITY_Q (unsequenced: no PSN, nothing acknowledged). Checked as a
-     * data packet of its group's first segment would be (WIRE-22, BAD-*); then it rebuilds what the parities of its
-     * group at hand can (one missing segment, two with both kinds), is held until they can, or is counted unused. A
-     * rebuilt segment counts as received: its message may complete (ORD-1).
+     * REL-18, REL-20, REL-21: a PARITY, PARITY_Q or PARITY_R ({@code opcode}; unsequenced: no PSN, nothing
+     * acknowledged). Checked as a data packet of its group's first segment would be (WIRE-22, BAD-*), a PARITY_R's
+     * repair index too; then it rebuilds what the parities of its group at hand can (as many missing segments as
+     * parities, REL-21), is held until they can, or is counted unused. A rebuilt segment counts as received: its
+     * message may complete (ORD-1).
      */
-    void onParity(Path p, MemorySegment seg, boolean q) {
+    void onParity(Path p, MemorySegment seg, int opcode) {
         base.wrap(seg, 0);
         parity.wrap(seg, BaseHeader.LENGTH);
         int op = parity.op();
@@ -236,10 +237,12 @@ final class Responder {
         int n = parity.count();
         int payloadLen = base.payloadLength();
         int mtu = c.cfg.mtu;
+        int repair = opcode == Opcode.PARITY ? 0 : opcode == Opcode.PARITY_Q ? 1 : parity.repair();
         boolean write = op == Opcode.WRITE || op == Opcode.WRITE_IMM;
         if (!write && op != Opcode.SEND && op != Opcode.SEND_IMM || msgLen < 0 || offset < 0 || offset % mtu != 0
                 || offset >= msgLen || n < 2 || n > SendWqe.segmentsOf(msgLen, mtu) - offset / mtu
-                || payloadLen != Math.min(mtu, msgLen - offset)) {
+                || payloadLen != Math.min(mtu, msgLen - offset)
+                || opcode == Opcode.PARITY_R && (repair < 2 || repair > ParityHeader.MAX_REPAIR)) {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
@@ -262,7 +265,7 @@ final class Responder {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
-        if (c.parityIn.onParity(q, m, msn, op, msgLen, offset / mtu, n, parity.rkey(), parity.va(), seg,
+        if (c.parityIn.onParity(repair, m, msn, op, msgLen, offset / mtu, n, parity.rkey(), parity.va(), seg,
                 BaseHeader.LENGTH + ParityHeader.LENGTH, payloadLen) && m.count == m.segments) {
             retireInbound();
             p.ackNow = true; // its rx MSN tells the sender the message is whole (the rebuilt PSN is never acknowledged)

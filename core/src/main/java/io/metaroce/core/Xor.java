@@ -53,6 +53,23 @@ final class Xor {
         }
     }
 
+    /**
+     * REL-21: as {@link #times2Add} with the accumulator times {@code 2^j} ({@code j} doublings), the step of Horner's
+     * rule for repair {@code j}.
+     */
+    void timesPow2Add(int j, MemorySegment src, long off, int len) {
+        int words = load(src, off, len);
+        long[] a = acc;
+        long[] t = tmp;
+        for (int i = 0; i < words; i++) {
+            long x = a[i];
+            for (int k = 0; k < j; k++) {
+                x = Gf256.times2(x);
+            }
+            a[i] = x ^ t[i];
+        }
+    }
+
     /** Copies {@code src[off, off + len)} into {@code tmp}, zero-padded to whole words; returns the word count. */
     private int load(MemorySegment src, long off, int len) {
         int words = (len + 7) >>> 3;

@@ -27,6 +27,12 @@ public final class Opcode {
      * weighted by 2^i in GF(2^8)), so a receiver that also has the group's PARITY rebuilds any two missing segments.
      */
     public static final int PARITY_Q = 0x09;
+    /**
+     * Further parities of the same group (REL-21): repair {@code j} (2 and up, in its header) carries the sum of the
+     * group's segments with segment i weighted by 2^(j*i) in GF(2^8), so a receiver holding as many of the group's
+     * parities (PARITY is repair 0, PARITY_Q repair 1) as segments are missing rebuilds them all, in most cases.
+     */
+    public static final int PARITY_R = 0x0A;
     /** Per-path acknowledgement: cumulative PSN, 256-bit SACK bitmap, ECN count, timestamp echo, rate grant. */
     public static final int ACK = 0x10;
     /** Negative acknowledgement of one packet, with a code. */
@@ -57,16 +63,16 @@ public final class Opcode {
     }
 
     /**
-     * True for opcodes whose payload is user data a simulation may elide (the data opcodes, {@link #PARITY} and
-     * {@link #PARITY_Q}): their wire length counts the payload, the bytes are not carried.
+     * True for opcodes whose payload is user data a simulation may elide (the data opcodes and the parities): their
+     * wire length counts the payload, the bytes are not carried.
      */
     public static boolean hasUserPayload(int op) {
         return isData(op) || isParity(op);
     }
 
-    /** True for the two tail parity opcodes, {@link #PARITY} and {@link #PARITY_Q} (REL-18, REL-20). */
+    /** True for the tail parity opcodes, {@link #PARITY}, {@link #PARITY_Q} and {@link #PARITY_R} (REL-18, -20, -21). */
     public static boolean isParity(int op) {
-        return op == PARITY || op == PARITY_Q;
+        return op == PARITY || op == PARITY_Q || op == PARITY_R;
     }
 
     /** True for opcodes whose message consumes a posted receive at the responder. */
@@ -87,7 +93,7 @@ public final class Opcode {
         return switch (op) {
             case WRITE, WRITE_IMM, SEND, SEND_IMM, READ_RESP -> DataHeader.LENGTH;
             case READ_REQ -> ReadRequestHeader.LENGTH;
-            case PARITY, PARITY_Q -> ParityHeader.LENGTH;
+            case PARITY, PARITY_Q, PARITY_R -> ParityHeader.LENGTH;
             case ACK -> AckHeader.LENGTH;
             case ACK_BUNDLE -> AckBundleHeader.LENGTH;
             case NAK -> NakHeader.LENGTH;
@@ -108,6 +114,7 @@ public final class Opcode {
             case READ_RESP -> "READ_RESP";
             case PARITY -> "PARITY";
             case PARITY_Q -> "PARITY_Q";
+            case PARITY_R -> "PARITY_R";
             case ACK -> "ACK";
             case NAK -> "NAK";
             case ACK_BUNDLE -> "ACK_BUNDLE";

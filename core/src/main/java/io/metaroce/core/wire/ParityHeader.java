@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
  * The 36-byte extension header of a PARITY packet (spec WIRE-22, REL-18): the first 32 bytes say what a data packet
  * of the group's first segment would say (its message, offset and placement), then the message's opcode and how many
  * consecutive segments the parity covers. The payload is the XOR of those segments, each padded with zeros to the
- * payload's length (that of the group's first segment).
+ * payload's length (that of the group's first segment). A PARITY_R (REL-21) says in its first reserved byte which
+ * repair of the group it is (2 to {@link #MAX_REPAIR}).
  *
  * <pre>
  *  0               4               8               12              16
@@ -15,8 +16,8 @@ import java.lang.foreign.MemorySegment;
  *  +---------------+---------------+---------------+---------------+
  *  |  virtual address of the first |      RSN      |   immediate   |
  *  +---------------+-------+-------+---------------+---------------+ 32
- *  | op  | count | reserved|
- *  +-----+-------+---------+ 36
+ *  | op  | count |rep| rsv |    (rep: PARITY_R's repair index; 0 in PARITY and PARITY_Q)
+ *  +-----+-------+---+-----+ 36
  * </pre>
  */
 public final class ParityHeader {
@@ -31,6 +32,10 @@ public final class ParityHeader {
     public static final int OP = 32;
     public static final int COUNT = 33;
     public static final int RESERVED = 34;
+    /** PARITY_R: the repair index (the first reserved byte). */
+    public static final int REPAIR = 34;
+    /** The highest repair index a PARITY_R may carry (REL-21): a group has at most 16 parities. */
+    public static final int MAX_REPAIR = 15;
     /** The most segments one parity covers (the count is one byte). */
     public static final int MAX_COUNT = 255;
 
@@ -70,7 +75,10 @@ public final class ParityHeader {
     /** Segments the parity covers, from the one at {@link #offset}: 2 to {@link #MAX_COUNT}. */
     public int count() { return Bytes.u8(seg, base + COUNT); }
     public ParityHeader count(int v) { Bytes.u8(seg, base + COUNT, v); return this; }
-    /** Sent as 0, ignored on receipt. */
+    /** PARITY_R (REL-21): which repair of its group it is, 2 to {@link #MAX_REPAIR}. */
+    public int repair() { return Bytes.u8(seg, base + REPAIR); }
+    public ParityHeader repair(int v) { Bytes.u8(seg, base + REPAIR, v); return this; }
+    /** Sent as 0, ignored on receipt (PARITY, PARITY_Q; in a PARITY_R its first byte is {@link #repair}). */
     public int reserved() { return Bytes.u16(seg, base + RESERVED); }
     public ParityHeader reserved(int v) { Bytes.u16(seg, base + RESERVED, v); return this; }
 }

@@ -3,6 +3,7 @@ package io.metaroce.sim.transport;
 import io.metaroce.core.Access;
 import io.metaroce.core.CompletionQueue;
 import io.metaroce.core.Counter;
+import io.metaroce.core.Counters;
 import io.metaroce.core.Engine;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.MemoryRegion;
@@ -380,7 +381,9 @@ public final class MetaRoceTransport implements Transport {
 
     @Override
     public long receivedBytes(int conn) {
-        return conns.get(conn).receiver.counters().get(Counter.RX_PAYLOAD_BYTES);
+        // data placed from its packets, and segments rebuilt from parities without theirs (REL-18, REL-20, REL-21)
+        Counters k = conns.get(conn).receiver.counters();
+        return k.get(Counter.RX_PAYLOAD_BYTES) + k.get(Counter.PARITY_REBUILT_BYTES);
     }
 
     @Override
