@@ -173,7 +173,7 @@ public final class StressCommand implements Callable<Integer> {
         int failed = byCategory.values().stream().mapToInt(List::size).sum();
         o.println();
         o.printf("cases %d, passed %d, failed %d; %d work requests, %.1f MB payload, %d network events, %d packets "
-                + "trimmed, %d segments rebuilt from a PARITY%n", results.size(), results.size() - failed, failed, ops,
+                + "trimmed, %d segments rebuilt from parities%n", results.size(), results.size() - failed, failed, ops,
                 bytes / 1e6, events, trimmed, rebuilt);
         o.printf("wall %.1f s with %d jobs: %.1f cases/s (slowest: seed %d, %.2f s)%n", seconds, threads,
                 results.size() / seconds, slowest.result.seed(), slowest.wallNs / 1e9);

@@ -52,6 +52,9 @@ public final class CaseGenerator {
         SplittableRandom t = new SplittableRandom(seed ^ 0x7A1_9A21L);
         if (t.nextInt(3) == 0) {
             cfg.parityTailSegments(2 + t.nextInt(31));
+            // REL-20/21's further parities, again from a generator of its own
+            SplittableRandom q = new SplittableRandom(seed ^ 0x5EED_0021L);
+            cfg.parityRepairs(1 + q.nextInt(8)).parityAdaptive(q.nextBoolean());
         }
         long linkDelay = 200 + r.nextInt(5_000);
         int datagram = Packet.datagramLength(Opcode.WRITE, cfg.mtu);

@@ -65,11 +65,11 @@ public record StressCase(long seed, EngineConfig config, int nodes, long rateBps
         EngineConfig c = config;
         return String.format("seed %d: %d nodes, %d QP pairs, %d ops, %d B; paths=%d planes=%d mtu=%d iw=%d maxw=%d "
                         + "sq=%d ackEvery=%d ackDelay=%d reorderThr=%d rto=%d/%d failAfter=%d probe=%d/%d/s readmit=%d "
-                        + "grants=%s unscheduled=%d txRate=%d pacing=%.1f parityTail=%d; net %d Gb/s %d ns buf=%d ecn=%d; %d faults, heal at %d ns, receives at %d ns",
+                        + "grants=%s unscheduled=%d txRate=%d pacing=%.1f parityTail=%d repairs=%d%s; net %d Gb/s %d ns buf=%d ecn=%d; %d faults, heal at %d ns, receives at %d ns",
                 seed, nodes, connections.size(), operations(), payloadBytes(), c.paths, c.planes, c.mtu,
                 c.initialWindowPackets, c.maxWindowPackets, c.sqDepth, c.ackEvery, c.ackDelayNs, c.reorderThreshold,
                 c.minRtoNs, c.initialRtoNs, c.failAfterTimeouts, c.probeIntervalNs, c.maxProbesPerSecond,
                 c.readmitAfterProbes, c.inboundCapacityBps > 0 ? "on" : "off", c.unscheduledBytes, c.txRateBps, c.pacingGain,
-                c.parityTailSegments, rateBps / 1_000_000_000L, linkDelayNs, bufferBytes, ecnThresholdBytes, faults.size(), healAtNs, receivesAtNs);
+                c.parityTailSegments, c.parityRepairs, c.parityAdaptive ? " adaptive" : "", rateBps / 1_000_000_000L, linkDelayNs, bufferBytes, ecnThresholdBytes, faults.size(), healAtNs, receivesAtNs);
     }
 }

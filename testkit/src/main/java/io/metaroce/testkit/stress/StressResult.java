@@ -14,7 +14,7 @@ package io.metaroce.testkit.stress;
  * @param bytes      payload bytes in the case
  * @param events     network events processed (a measure of the case's cost)
  * @param trimmed    data packets the network trimmed to their headers (REL-17; 0 without trimming switches)
- * @param rebuilt    segments receivers rebuilt from a PARITY (REL-18; 0 without {@code parityTailSegments})
+ * @param rebuilt    segments receivers rebuilt from parities (REL-18, -20, -21; 0 without {@code parityTailSegments})
  */
 public record StressResult(long seed, boolean passed, String category, String reason, String detail, long virtualNs,
                            int operations, long bytes, long events, long trimmed, long rebuilt) {

@@ -138,7 +138,7 @@ public final class StressRun {
                 rebuilt());
     }
 
-    /** Segments the case's receivers rebuilt from a PARITY (REL-18). */
+    /** Segments the case's receivers rebuilt from parities (REL-18, REL-20, REL-21). */
     private long rebuilt() {
         long n = 0;
         for (int i = 0; i < net.size(); i++) {
