@@ -211,6 +211,16 @@ public final class PerfOptions {
                     + "without a resend (REL-18; default 0: none). Every receiver uses what it gets.")
     int parityTail;
 
+    @Option(names = "--parity-repairs", paramLabel = "N", defaultValue = "1",
+            description = "With --parity-tail: parities per message tail, 1-16 (REL-20, REL-21: a receiver rebuilds as "
+                    + "many lost segments of the tail as there are parities; default 1). With --parity-adaptive, the "
+                    + "most.")
+    int parityRepairs;
+
+    @Option(names = "--parity-adaptive", description = "With --parity-tail: as many parities per message as the peer's "
+            + "measured loss rate calls for, at most --parity-repairs (REL-21).")
+    boolean parityAdaptive;
+
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
@@ -305,6 +315,7 @@ public final class PerfOptions {
         require(warmup >= 0, "--warmup must be >= 0");
         require(omitS >= 0, "--omit must be >= 0");
         require(parityTail == 0 || parityTail >= 2 && parityTail <= 255, "--parity-tail must be 0 (off) or in 2..255");
+        require(parityRepairs >= 1 && parityRepairs <= 16, "--parity-repairs must be in 1..16");
         require(omitS == 0 || !kind.latency(), "--omit is for bandwidth tests (latency tests warm up with --warmup)");
         require(omitS == 0 || server() || durationS != null || runInfinitely,
                 "--omit needs -D/--duration or --run_infinitely: a run of -n messages has no time to leave out");
@@ -486,7 +497,7 @@ public final class PerfOptions {
         if (missingNak) {
             c.missingNak(true);
         }
-        c.parityTailSegments(parityTail);
+        c.parityTailSegments(parityTail).parityRepairs(parityRepairs).parityAdaptive(parityAdaptive);
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }

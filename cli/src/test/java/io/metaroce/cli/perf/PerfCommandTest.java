@@ -68,6 +68,20 @@ class PerfCommandTest {
         assertTrue(bad.err().contains("--parity-tail must be 0 (off) or in 2..255"), bad.err());
     }
 
+    @Test
+    void moreParitiesRebuildMoreAndTheDataVerifies() throws Exception {
+        // REL-21 over real sockets: the server drops 10% of what it receives, the client sends four parities a tail
+        PerfHarness.Run[] r = pair("write-bw", List.of("-s", "65536", "--verify", "--stats", "--inject-loss", "0.10"),
+                List.of("-s", "65536", "-n", "200", "--stats", "--parity-tail", "8", "--parity-repairs", "4"));
+        bothExitZero(r);
+        assertTrue(r[0].out().contains("data verified"), r[0].out());
+        assertTrue(counter(r[1].out(), "PARITY_R_SENT") >= 400, r[1].out());
+        assertTrue(counter(r[0].out(), "PARITY_REBUILT") > 0, r[0].out());
+        PerfHarness.Run bad = PerfHarness.run("write-bw", "127.0.0.1", "--parity-repairs", "17");
+        assertEquals(PerfException.ERROR, bad.exit(), bad::toString);
+        assertTrue(bad.err().contains("--parity-repairs must be in 1..16"), bad.err());
+    }
+
     /** A counter's value in a --stats listing (0 when not listed). */
     private static long counter(String out, String name) {
         for (String line : out.split("\n")) {
