@@ -31,19 +31,19 @@ local metaroce = Proto("metaroce", "MetaRoCE-J")
 
 local OP = {
     WRITE = 0x01, WRITE_IMM = 0x02, SEND = 0x03, SEND_IMM = 0x04, READ_REQ = 0x05, READ_RESP = 0x06,
-    PARITY = 0x08, PARITY_Q = 0x09, ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
+    PARITY = 0x08, PARITY_Q = 0x09, PARITY_R = 0x0a, ACK = 0x10, NAK = 0x11, ACK_BUNDLE = 0x12, PROBE = 0x20, PROBE_REPLY = 0x21,
     CM_REQ = 0x30, CM_REP = 0x31, CM_RTU = 0x32, CM_DREQ = 0x33, CM_REJ = 0x34,
 }
 
 local opcode_names = {
     [0x01] = "WRITE", [0x02] = "WRITE_IMM", [0x03] = "SEND", [0x04] = "SEND_IMM", [0x05] = "READ_REQ",
-    [0x06] = "READ_RESP", [0x08] = "PARITY", [0x09] = "PARITY_Q", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
+    [0x06] = "READ_RESP", [0x08] = "PARITY", [0x09] = "PARITY_Q", [0x0a] = "PARITY_R", [0x10] = "ACK", [0x11] = "NAK", [0x12] = "ACK_BUNDLE", [0x20] = "PROBE", [0x21] = "PROBE_REPLY",
     [0x30] = "CM_REQ", [0x31] = "CM_REP", [0x32] = "CM_RTU", [0x33] = "CM_DREQ", [0x34] = "CM_REJ",
 }
 
 -- extension header length per opcode (CM: the fixed part; the plane entries are counted as payload)
 local ext_len = {
-    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32, [0x08] = 36, [0x09] = 36,
+    [0x01] = 32, [0x02] = 32, [0x03] = 32, [0x04] = 32, [0x05] = 32, [0x06] = 32, [0x08] = 36, [0x09] = 36, [0x0a] = 36,
     [0x10] = 56, [0x11] = 16, [0x12] = 8, [0x20] = 16, [0x21] = 16,
     [0x30] = 32, [0x31] = 32, [0x32] = 32, [0x33] = 32, [0x34] = 32,
 }
@@ -110,10 +110,14 @@ F.rsn          = ProtoField.uint32("metaroce.rsn", "RSN", base.DEC)
 F.imm          = ProtoField.uint32("metaroce.imm", "Immediate", base.HEX)
 F.payload      = ProtoField.bytes("metaroce.payload", "Payload")
 -- PARITY (REL-18, WIRE-22): MSN .. immediate as the data header's (fields above), then the message's opcode,
--- the number of segments covered and a reserved u16; the payload is the XOR of the covered segments
+-- the number of segments covered and a reserved u16; the payload is the XOR of the covered segments (PARITY_Q,
+-- REL-20: their sum with segment i weighted by 2^i in GF(2^8)). A PARITY_R (REL-21) carries its repair index j
+-- (2..15) in the first reserved byte, the second stays reserved; its payload weights segment i by 2^(j*i)
 F.par_op       = ProtoField.uint8("metaroce.parity.op", "Message opcode", base.HEX, opcode_names)
 F.par_count    = ProtoField.uint8("metaroce.parity.count", "Segments covered", base.DEC)
 F.par_rsvd     = ProtoField.uint16("metaroce.parity.reserved", "Reserved", base.HEX)
+F.par_repair   = ProtoField.uint8("metaroce.parity.repair", "Repair index", base.DEC)
+F.par_rsvd_r   = ProtoField.uint8("metaroce.parity.r_reserved", "Reserved", base.HEX)
 -- READ_REQ
 F.rd_len       = ProtoField.uint32("metaroce.read.length", "Read length", base.DEC)
 F.rd_rsvd      = ProtoField.uint32("metaroce.read.reserved", "Reserved", base.HEX)
@@ -203,6 +207,8 @@ local E = {
                                   expert.severity.ERROR),
     nonzero     = ProtoExpert.new("metaroce.reserved.nonzero", "Reserved field is not zero", expert.group.PROTOCOL,
                                   expert.severity.WARN),
+    bad_repair  = ProtoExpert.new("metaroce.parity.repair.bad", "PARITY_R repair index outside 2..15 (REL-21)",
+                                  expert.group.MALFORMED, expert.severity.ERROR),
     nak         = ProtoExpert.new("metaroce.nak", "NAK", expert.group.SEQUENCE, expert.severity.NOTE),
     retransmit  = ProtoExpert.new("metaroce.retransmit", "Retransmission", expert.group.SEQUENCE,
                                   expert.severity.NOTE),
@@ -210,7 +216,7 @@ local E = {
                                   expert.severity.NOTE),
 }
 metaroce.experts = { E.crc_bad, E.truncated, E.bad_version, E.bad_opcode, E.bad_length, E.bad_cm, E.nonzero,
-                     E.nak, E.retransmit, E.cm_rej }
+                     E.bad_repair, E.nak, E.retransmit, E.cm_rej }
 
 ---------------------------------------------------------------------------------------------------------------
 -- Preferences
@@ -352,9 +358,10 @@ local function dissect_data(tvb, tree, off)
     return info, t
 end
 
--- PARITY: the data header's 32 bytes naming the first covered segment, then op, count, reserved (36 bytes)
-local function dissect_parity(tvb, tree, off)
-    local t = tree:add(tvb(off, 36), "PARITY header")
+-- PARITY, PARITY_Q, PARITY_R: the data header's 32 bytes naming the first covered segment, then op, count,
+-- reserved (36 bytes); in a PARITY_R the first reserved byte is the repair index (REL-21)
+local function dissect_parity(tvb, tree, off, op)
+    local t = tree:add(tvb(off, 36), (opcode_names[op] or "PARITY") .. " header")
     t:add(F.msn, tvb(off, 4))
     t:add(F.msg_len, tvb(off + 4, 4))
     t:add(F.offset, tvb(off + 8, 4)):append_text(" (first covered segment)")
@@ -365,10 +372,23 @@ local function dissect_parity(tvb, tree, off)
     local mop = tvb(off + 32, 1):uint()
     t:add(F.par_op, tvb(off + 32, 1))
     t:add(F.par_count, tvb(off + 33, 1))
-    local r = t:add(F.par_rsvd, tvb(off + 34, 2))
-    if tvb(off + 34, 2):uint() ~= 0 then r:add_proto_expert_info(E.nonzero) end
+    local repair = ""
+    if op == OP.PARITY_R then
+        local j = tvb(off + 34, 1):uint()
+        local p = t:add(F.par_repair, tvb(off + 34, 1))
+        if j < 2 or j > 15 then
+            p:append_text(" (outside 2..15: malformed)")
+            p:add_proto_expert_info(E.bad_repair)
+        end
+        local r = t:add(F.par_rsvd_r, tvb(off + 35, 1))
+        if tvb(off + 35, 1):uint() ~= 0 then r:add_proto_expert_info(E.nonzero) end
+        repair = string.format(" repair=%d", j)
+    else
+        local r = t:add(F.par_rsvd, tvb(off + 34, 2))
+        if tvb(off + 34, 2):uint() ~= 0 then r:add_proto_expert_info(E.nonzero) end
+    end
     return string.format(" msn=%d off=%d op=%s count=%d", tvb(off, 4):uint(), tvb(off + 8, 4):uint(),
-        opcode_names[mop] or string.format("UNKNOWN(0x%02x)", mop), tvb(off + 33, 1):uint())
+        opcode_names[mop] or string.format("UNKNOWN(0x%02x)", mop), tvb(off + 33, 1):uint()) .. repair
 end
 
 local function dissect_read_req(tvb, tree, off)
@@ -641,8 +661,8 @@ function metaroce.dissector(tvb, pinfo, tree)
             info = info .. dinfo .. " len=" .. plen
         elseif op == OP.READ_REQ then
             info = info .. string.format(" psn=%d", psn) .. dissect_read_req(tvb, root, off)
-        elseif op == OP.PARITY or op == OP.PARITY_Q then
-            info = info .. dissect_parity(tvb, root, off) .. " len=" .. plen
+        elseif op == OP.PARITY or op == OP.PARITY_Q or op == OP.PARITY_R then
+            info = info .. dissect_parity(tvb, root, off, op) .. " len=" .. plen
         elseif op == OP.ACK then
             info = info .. dissect_ack(tvb, root, off)
         elseif op == OP.ACK_BUNDLE then

@@ -164,6 +164,9 @@ final class ExpectationMatcher {
                         ? Payloads.parity(ctx, st, len, off, count, v.payload().length)
                         : v.opcode() == Opcode.PARITY_Q // REL-20: their weighted sum in GF(2^8)
                         ? Payloads.parityQ(ctx, st, len, off, count, v.payload().length)
+                        : v.opcode() == Opcode.PARITY_R // REL-21: weighted by 2^(j*k), j the packet's repair index
+                        ? Payloads.parityR(v.fields().getOrDefault("repair", 0L).intValue(), ctx, st, len, off, count,
+                                v.payload().length)
                         : Payloads.content(ctx, st, off, v.payload().length);
                 ok = Arrays.equals(want, v.payload());
                 shown = ok ? "payload matches" : "payload differs";

@@ -64,14 +64,15 @@ final class PacketBuilder {
             int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
             payload = Payloads.content(ctx, st, off, plen);
         } else if (Opcode.isParity(op)) {
-            // REL-18, REL-20: a group of segments of message "len" from "off" (or "seg"); payload their XOR (PARITY)
-            // or their weighted sum in GF(2^8) (PARITY_Q) (pat=/fill=)
+            // REL-18, REL-20, REL-21: a group of segments of message "len" from "off" (or "seg"); payload their XOR
+            // (PARITY) or their weighted sum in GF(2^8) (PARITY_Q; PARITY_R of repair "repair", default 2) (pat=/fill=)
             msgLen = (int) ctx.num(st, "len", 64);
             off = (int) ctx.num(st, "off", ctx.num(st, "seg", 0) * ctx.mtu);
             int plen = (int) ctx.num(st, "plen", Math.max(0, Math.min(ctx.mtu, (long) msgLen - off)));
             long count = parityCount(ctx, st, msgLen, off);
             payload = op == Opcode.PARITY ? Payloads.parity(ctx, st, msgLen, off, count, plen)
-                    : Payloads.parityQ(ctx, st, msgLen, off, count, plen);
+                    : op == Opcode.PARITY_Q ? Payloads.parityQ(ctx, st, msgLen, off, count, plen)
+                    : Payloads.parityR((int) ctx.num(st, "repair", 2), ctx, st, msgLen, off, count, plen);
         } else if (Opcode.isCm(op)) {
             cm = cmMessage(ctx, st, op);
             payload = new byte[cm.encodedLength() - CM_FIXED];
@@ -162,6 +163,10 @@ final class PacketBuilder {
                     .rsn((int) ctx.num(st, "rsn", 0)).immediate((int) ctx.num(st, "imm", 0))
                     .op((int) ctx.num(st, "mop", Opcode.WRITE)).count((int) parityCount(ctx, st, msgLen, off))
                     .reserved((int) ctx.num(st, "resv", 0));
+            if (op == Opcode.PARITY_R) { // REL-21: the repair index in the first reserved byte, resv the second
+                new ParityHeader().wrap(seg, x).reserved((int) ctx.num(st, "resv", 0) & 0xff)
+                        .repair((int) ctx.num(st, "repair", 2));
+            }
         } else if (op == Opcode.READ_REQ) {
             new ReadRequestHeader().wrap(seg, x).msn((int) ctx.num(st, "msn", 0)).readLength((int) ctx.num(st, "len", 0))
                     .rkey((int) ctx.num(st, "rkey", 0)).reserved((int) ctx.num(st, "resv", 0))

@@ -89,7 +89,12 @@ public final class PacketView {
             fields.put("imm", q.immediate() & 0xFFFF_FFFFL);
             fields.put("mop", (long) q.op());
             fields.put("count", (long) q.count());
-            fields.put("resv", (long) q.reserved());
+            if (opcode == Opcode.PARITY_R) { // REL-21: the repair index, then one reserved byte
+                fields.put("repair", (long) q.repair());
+                fields.put("resv", (long) (q.reserved() & 0xff));
+            } else {
+                fields.put("resv", (long) q.reserved());
+            }
         } else if (opcode == Opcode.READ_REQ) {
             ReadRequestHeader q = new ReadRequestHeader().wrap(seg, off);
             fields.put("msn", q.msn() & 0xFFFF_FFFFL);

@@ -73,6 +73,29 @@ final class Payloads {
         return x;
     }
 
+    /**
+     * REL-21: repair {@code j} of a group, computed here from the definition and independently of the engine: the sum
+     * in GF(2^8) (polynomial 0x11d) of the group's segments, segment k of the group multiplied by 2^(j*k) (2 multiplied
+     * in j*k times, bit by bit), each padded with zeros to {@code plen} bytes. Repair 0 is the PARITY's XOR
+     * ({@link #parity}), repair 1 the PARITY_Q's Q syndrome ({@link #parityQ}), 2 and up a PARITY_R's payload.
+     */
+    static byte[] parityR(int j, CaseState ctx, Step st, long msgLen, long off, long count, int plen) {
+        byte[] x = new byte[Math.max(0, plen)];
+        for (long k = 0; k < count; k++) {
+            int weight = 1;
+            for (long t = 0; t < (long) j * k; t++) {
+                weight = gfMul(weight, 2);
+            }
+            long at = off + k * ctx.mtu;
+            int n = (int) Math.max(0, Math.min(Math.min(ctx.mtu, msgLen - at), x.length));
+            byte[] segment = content(ctx, st, at, n);
+            for (int i = 0; i < n; i++) {
+                x[i] ^= (byte) gfMul(weight, segment[i] & 0xff);
+            }
+        }
+        return x;
+    }
+
     /** The product in GF(2^8) with the polynomial 0x11d: carry-less multiplication, then reduction, bit by bit. */
     static int gfMul(int a, int b) {
         int r = 0;

@@ -3,6 +3,7 @@ package io.metaroce.fuzz;
 import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.ParityHeader;
 
 import java.lang.foreign.MemorySegment;
 
@@ -23,13 +24,22 @@ final class Datagrams {
         return plausible(raw, minLength, OPCODES[Math.floorMod(raw.length > 1 ? raw[1] : 0, OPCODES.length)]);
     }
 
-    /** {@code raw} made plausible as {@link #plausible(byte[], int)} does, with opcode {@code opcode}. */
+    /**
+     * {@code raw} made plausible as {@link #plausible(byte[], int)} does, with opcode {@code opcode}. A PARITY_R
+     * (REL-21) gets a repair index in 2..15 seven times in eight (derived from the fuzzer's byte there); else the
+     * fuzzer's byte stays, mostly outside (0, 1, 16 and up: malformed).
+     */
     static byte[] plausible(byte[] raw, int minLength, int opcode) {
         int fixed = BaseHeader.LENGTH + Opcode.extensionLength(opcode) + Packet.CRC_LENGTH;
         byte[] d = java.util.Arrays.copyOf(raw, Math.max(Math.max(raw.length, fixed), minLength));
         MemorySegment seg = MemorySegment.ofArray(d);
         BaseHeader b = new BaseHeader().wrap(seg, 0);
         b.version(Packet.VERSION).opcode(opcode);
+        if (opcode == Opcode.PARITY_R) {
+            int at = BaseHeader.LENGTH + ParityHeader.REPAIR;
+            int v = d[at] & 0xff;
+            d[at] = (byte) (v % 8 != 0 ? 2 + v % (ParityHeader.MAX_REPAIR - 1) : v);
+        }
         int payload = d.length - fixed;
         if (payload <= 0xFFFF) {
             b.payloadLength(payload);

@@ -97,11 +97,12 @@ class EngineInputFuzzTest {
         boolean aim = data.consumeBoolean();
         boolean seal = data.consumeInt(0, 7) != 0;
         byte[] raw = data.consumeBytes(data.consumeInt(0, 1200));
-        // one in eight plausible datagrams is a PARITY (REL-18) and one a PARITY_Q (REL-20), whose rebuilds write
-        // memory from what others placed
+        // one in eight plausible datagrams is a PARITY (REL-18), one a PARITY_Q (REL-20) and one a PARITY_R (REL-21),
+        // whose rebuilds write memory from what others placed
         int kind = seal ? data.consumeInt(0, 7) : -1;
         byte[] d = !seal ? raw : kind == 0 ? Datagrams.plausible(raw, 0, Opcode.PARITY)
-                : kind == 1 ? Datagrams.plausible(raw, 0, Opcode.PARITY_Q) : Datagrams.plausible(raw, 0);
+                : kind == 1 ? Datagrams.plausible(raw, 0, Opcode.PARITY_Q)
+                : kind == 2 ? Datagrams.plausible(raw, 0, Opcode.PARITY_R) : Datagrams.plausible(raw, 0);
         if (!aim || d.length < Packet.MIN_LENGTH) {
             return d;
         }
@@ -130,6 +131,10 @@ class EngineInputFuzzTest {
                     .va(target.address() + data.consumeLong(-64, REGION + 64)).msn(data.consumeInt(0, 8))
                     .messageLength(data.consumeInt(-1, 4 * mtu)).offset(mtu * data.consumeInt(0, 3) + data.consumeInt(0, 1))
                     .op(data.consumeInt(0, 7)).count(data.consumeInt(0, 6)).rsn(data.consumeInt(0, 5));
+            if (op == Opcode.PARITY_R) { // REL-21: a repair index in 2..15 mostly, sometimes one outside (malformed)
+                new ParityHeader().wrap(seg, BaseHeader.LENGTH).repair(data.consumeInt(0, 7) != 0
+                        ? data.consumeInt(2, ParityHeader.MAX_REPAIR) : data.consumeInt(0, 255));
+            }
         } else if (op == Opcode.ACK || op == Opcode.NAK) {
             h.psn(0);
         }

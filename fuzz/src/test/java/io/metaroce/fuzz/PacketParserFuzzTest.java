@@ -36,6 +36,7 @@ class PacketParserFuzzTest {
         parse(Datagrams.plausible(data, 0));
         parse(Datagrams.plausible(data, 0, Opcode.PARITY)); // REL-18: not in plausible's list, which seeds pin
         parse(Datagrams.plausible(data, 0, Opcode.PARITY_Q)); // REL-20, likewise
+        parse(Datagrams.plausible(data, 0, Opcode.PARITY_R)); // REL-21, likewise
     }
 
     private void parse(byte[] d) {
@@ -58,10 +59,10 @@ class PacketParserFuzzTest {
                 DataHeader h = new DataHeader().wrap(seg, x);
                 sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate();
             }
-            case Opcode.PARITY, Opcode.PARITY_Q -> { // WIRE-22
+            case Opcode.PARITY, Opcode.PARITY_Q, Opcode.PARITY_R -> { // WIRE-22, REL-21
                 ParityHeader h = new ParityHeader().wrap(seg, x);
                 sum += h.msn() + h.messageLength() + h.offset() + h.rkey() + h.va() + h.rsn() + h.immediate() + h.op()
-                        + h.count() + h.reserved();
+                        + h.count() + h.reserved() + h.repair();
             }
             case Opcode.READ_REQ -> {
                 ReadRequestHeader h = new ReadRequestHeader().wrap(seg, x);

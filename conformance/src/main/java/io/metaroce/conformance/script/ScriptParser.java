@@ -20,12 +20,12 @@ public final class ScriptParser {
             "ver", "msn", "len", "off", "seg", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum",
             "sack", "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "cid", "pqpn", "ipsn", "mtu", "paths",
             "caps", "port", "planes", "reason", "family", "resv", "ecn", "dglen", "cut", "setb", "crc", "repeat", "from",
-            "auth", "aseq", "kgen", "epaths", "trimmed", "mop", "count");
+            "auth", "aseq", "kgen", "epaths", "trimmed", "mop", "count", "repair");
     /** Fields an {@code expect} line may match. */
     public static final Set<String> EXPECT_KEYS = Set.of("path", "psn", "floor", "flags", "ts", "dqpn", "sqpn",
             "ver", "msn", "len", "off", "plen", "rkey", "va", "rsn", "imm", "sink", "pat", "fill", "cum", "sack",
             "ce", "echo", "grant", "rxmsn", "code", "nakpsn", "id", "resv", "t", "n", "plane", "dglen", "ecn", "cid", "cqpn", "pqpn", "ipsn", "mtu", "paths", "caps", "port", "planes",
-            "reason", "auth", "aseq", "kgen", "entries", "epaths", "hold", "holdmax", "mop", "count");
+            "reason", "auth", "aseq", "kgen", "entries", "epaths", "hold", "holdmax", "mop", "count", "repair");
     private static final Map<String, Set<String>> KEYS = Map.ofEntries(
             Map.entry("send", SEND_KEYS),
             Map.entry("expect", EXPECT_KEYS),

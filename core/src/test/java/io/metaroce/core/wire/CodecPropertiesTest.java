@@ -44,6 +44,7 @@ class CodecPropertiesTest {
         }
         SPEC_EXTENSION[0x08] = 36; // PARITY (REL-18, WIRE-22)
         SPEC_EXTENSION[0x09] = 36; // PARITY_Q (REL-20, WIRE-22)
+        SPEC_EXTENSION[0x0A] = 36; // PARITY_R (REL-21, WIRE-22)
         SPEC_EXTENSION[0x10] = 56;
         SPEC_EXTENSION[0x11] = 16;
         SPEC_EXTENSION[0x12] = 8; // ACK_BUNDLE (ACK-11)
@@ -51,8 +52,8 @@ class CodecPropertiesTest {
         SPEC_EXTENSION[0x21] = 16;
     }
 
-    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x09, 0x10, 0x11, 0x12, 0x20, 0x21,
-            0x30, 0x31, 0x32, 0x33, 0x34};
+    private static final int[] OPCODES = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0A, 0x10, 0x11, 0x12, 0x20,
+            0x21, 0x30, 0x31, 0x32, 0x33, 0x34};
     private static final int[] CM_OPCODES = {0x30, 0x31, 0x32, 0x33, 0x34};
     /** Bytes of slack before and after a view, checked to be left untouched. */
     private static final int GUARD = 24;
@@ -431,9 +432,11 @@ class CodecPropertiesTest {
         }
         assertEquals(36, Packet.MIN_LENGTH);
         assertTrue(Opcode.isData(Opcode.READ_RESP) && !Opcode.isData(Opcode.READ_REQ));
-        // what a simulation may elide: user data, i.e. the data opcodes, PARITY and PARITY_Q (REL-18, REL-20)
+        // what a simulation may elide: user data, i.e. the data opcodes, PARITY, PARITY_Q and PARITY_R (REL-18,
+        // REL-20, REL-21)
         for (int op = 0; op < 256; op++) {
-            assertEquals(Opcode.isData(op) || op == 0x08 || op == 0x09, Opcode.hasUserPayload(op), Opcode.name(op));
+            assertEquals(Opcode.isData(op) || op == 0x08 || op == 0x09 || op == 0x0A, Opcode.hasUserPayload(op),
+                    Opcode.name(op));
         }
         assertTrue(!Opcode.isData(Opcode.PARITY) && !Opcode.consumesReceive(Opcode.PARITY));
         assertEquals(-1, Opcode.extensionLength(0x07), "0x07 stays undefined (vector N-4)");

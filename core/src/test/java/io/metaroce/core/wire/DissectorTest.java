@@ -69,7 +69,8 @@ class DissectorTest {
             "metaroce.probe.echo_ts", "metaroce.cm.conn_id", "metaroce.cm.sender_qpn", "metaroce.cm.peer_qpn",
             "metaroce.cm.initial_psn", "metaroce.cm.mtu", "metaroce.cm.paths", "metaroce.cm.port",
             "metaroce.cm.plane_count", "metaroce.cm.reason", "metaroce.cm.plane.ipv4", "metaroce.cm.plane.ipv6",
-            "metaroce.auth.seq", "metaroce.auth.cm_counter", "metaroce.parity.op", "metaroce.parity.count");
+            "metaroce.auth.seq", "metaroce.auth.cm_counter", "metaroce.parity.op", "metaroce.parity.count",
+            "metaroce.parity.repair");
 
     /** One datagram of the capture and what the dissector must make of it. */
     private record Frame(String label, byte[] payload, int dstPort, Expect expect, Vector vector) {
@@ -147,6 +148,9 @@ class DissectorTest {
         assertTrue(v.stdout.contains("PARITY qp=0x00000b02 path=4 msn=6 off=1024 op=WRITE_IMM count=3 len=1024"),
                 v.stdout);
         assertTrue(v.stdout.contains("Message opcode: WRITE_IMM (0x02)") && v.stdout.contains("Payload: 000102"),
+                v.stdout);
+        assertTrue(v.stdout.contains("PARITY_R qp=0x00000b02 path=6 msn=6 off=1024 op=WRITE_IMM count=3 repair=3 "
+                + "len=1024") && v.stdout.contains("PARITY_R header") && v.stdout.contains("Repair index: 3"),
                 v.stdout);
         assertTrue(v.stdout.contains("auth_seq=0 [encrypted]") && v.stdout.contains("AUTH trailer (AES-128-GCM)"),
                 v.stdout);
@@ -261,6 +265,23 @@ class DissectorTest {
                 assertNum(row, "metaroce.imm", 0x0badcafeL, label);
                 assertNum(row, "metaroce.parity.op", Opcode.WRITE_IMM, label);
                 assertNum(row, "metaroce.parity.count", 3, label);
+                assertEquals("", row.get("metaroce.parity.repair"), label + ": a PARITY has no repair index");
+            }
+            case PARITY_Q -> { // REL-20
+                assertNum(row, "metaroce.msn", 6, label);
+                assertNum(row, "metaroce.offset", 1024, label);
+                assertNum(row, "metaroce.parity.op", Opcode.WRITE_IMM, label);
+                assertNum(row, "metaroce.parity.count", 3, label);
+                assertEquals("", row.get("metaroce.parity.repair"), label + ": a PARITY_Q has no repair index");
+            }
+            case PARITY_R -> { // REL-21: the repair index in the first reserved byte
+                assertNum(row, "metaroce.msn", 6, label);
+                assertNum(row, "metaroce.msg_length", 3124, label);
+                assertNum(row, "metaroce.offset", 1024, label);
+                assertNum(row, "metaroce.va", 0x00007f0000004400L, label);
+                assertNum(row, "metaroce.parity.op", Opcode.WRITE_IMM, label);
+                assertNum(row, "metaroce.parity.count", 3, label);
+                assertNum(row, "metaroce.parity.repair", GoldenVectors.PARITY_R_REPAIR, label);
             }
             case NAK -> {
                 assertNum(row, "metaroce.msn", 5, label);

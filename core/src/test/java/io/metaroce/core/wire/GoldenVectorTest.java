@@ -339,11 +339,41 @@ class GoldenVectorTest {
     }
 
     @Test
+    void parityRFields() throws IOException {
+        MemorySegment s = checked(Vector.PARITY_R);
+        // REL-21: the PARITY's header on path 6, 200 ns after it, with the repair index in the first reserved byte
+        assertBase(s, Opcode.PARITY_R, 0, 0x00000b02, 6, 1024, 0, 0, 0x00000a01, 1_000_027_200L);
+        assertEquals(BaseHeader.LENGTH + 36 + 1024 + Packet.CRC_LENGTH, s.byteSize());
+        ParityHeader q = new ParityHeader().wrap(s, BaseHeader.LENGTH);
+        assertEquals(6, q.msn());
+        assertEquals(3124, q.messageLength());
+        assertEquals(1024, q.offset());
+        assertEquals(0x00007f0000004400L, q.va());
+        assertEquals(Opcode.WRITE_IMM, q.op());
+        assertEquals(3, q.count());
+        assertEquals(3, q.repair());
+        assertEquals(3, s.get(ValueLayout.JAVA_BYTE, BaseHeader.LENGTH + 34)); // byte 34: the repair index
+        assertEquals(0, s.get(ValueLayout.JAVA_BYTE, BaseHeader.LENGTH + 35)); // byte 35: still reserved
+        // repair 3: 2^0 * b0 + 2^3 * b1 + 2^6 * b2 with b0 = b1 = j and b2 = j below 52, else 0: (1 + 8 + 64) * j =
+        // 0x49 * j, then 9 * j
+        byte[] payload = s.asSlice(BaseHeader.LENGTH + ParityHeader.LENGTH, 1024).toArray(ValueLayout.JAVA_BYTE);
+        for (int j = 0; j < 1024; j++) {
+            assertEquals((byte) GoldenVectors.gfMul(j < 52 ? 0x49 : 9, j & 0xff), payload[j], "payload byte " + j);
+        }
+        assertEquals(0x49, payload[1]);
+        assertEquals((byte) 0xdb, payload[3]);
+        assertEquals((byte) 0x89, payload[52]);
+        // the general form agrees with the PARITY (repair 0) and the PARITY_Q (repair 1)
+        assertArrayEquals(GoldenVectors.parityOf(3124, 1024, 1, 3), GoldenVectors.parityROf(0, 3124, 1024, 1, 3));
+        assertArrayEquals(GoldenVectors.parityQOf(3124, 1024, 1, 3), GoldenVectors.parityROf(1, 3124, 1024, 1, 3));
+    }
+
+    @Test
     void oneVectorPerOpcode() {
         int[] opcodes = {Opcode.WRITE, Opcode.WRITE_IMM, Opcode.SEND, Opcode.SEND_IMM, Opcode.READ_REQ,
                 Opcode.READ_RESP, Opcode.ACK, Opcode.NAK, Opcode.PROBE, Opcode.PROBE_REPLY, Opcode.CM_REQ,
                 Opcode.CM_REP, Opcode.CM_RTU, Opcode.CM_DREQ, Opcode.CM_REJ, Opcode.ACK_BUNDLE, Opcode.PARITY,
-                Opcode.PARITY_Q};
+                Opcode.PARITY_Q, Opcode.PARITY_R};
         // the first vectors follow the opcode table up to CM_REJ; later opcodes' vectors (named by the opcode)
         // and corner-case vectors (the opcode's name and a suffix) come after, so older TV numbers stay
         for (int i = 0; i < opcodes.length; i++) {

@@ -262,6 +262,23 @@ public final class GoldenVectors {
                                 .offset(1024).rkey(RKEY_B).va(0x00007f0000004000L + 1024).rsn(3)
                                 .immediate(0x0badcafe).op(Opcode.WRITE_IMM).count(3).reserved(0));
             }
+        },
+        PARITY_R(Opcode.PARITY_R, "A further tail parity (REL-21), repair 3, of the same message and segments, sent on "
+                + "path 6 at the next transmit opportunity after a PARITY_Q (repair 1) and a PARITY_R of repair 2: the "
+                + "same header but for the repair index 3 in byte 34 (the first reserved byte; byte 35 stays 0), the "
+                + "payload the sum of the segments with segment k of the group times 2^(3k) in GF(2^8) (polynomial "
+                + "0x11d): weights 1, 8 and 64. Here the three segments' byte j are j, j and (below 52) j again, so "
+                + "byte j is 0x49 * j for j < 52 and 9 * j after (j mod 256, products in the field): 0x00 0x49 0x92 "
+                + "0xdb ...") {
+            @Override
+            byte[] build() {
+                byte[] payload = parityROf(PARITY_R_REPAIR, PARITY_MESSAGE_LENGTH, 1024, 1, 3);
+                return frame(opcode, 0, QPN_B, QPN_A, 6, 0, 0, T0 + 27_200, payload,
+                        ext -> new ParityHeader().wrap(ext, 0).msn(6).messageLength(PARITY_MESSAGE_LENGTH)
+                                .offset(1024).rkey(RKEY_B).va(0x00007f0000004000L + 1024).rsn(3)
+                                .immediate(0x0badcafe).op(Opcode.WRITE_IMM).count(3).reserved(0)
+                                .repair(PARITY_R_REPAIR));
+            }
         };
 
         final int opcode;
@@ -316,6 +333,29 @@ public final class GoldenVectors {
                 x[j] ^= (byte) gfMul(weight, parityMessageByte(k * mtu + j) & 0xff);
             }
             weight = gfMul(weight, 2);
+        }
+        return x;
+    }
+
+    /** The repair index of the PARITY_R vector (REL-21). */
+    static final int PARITY_R_REPAIR = 3;
+
+    /**
+     * Repair {@code j} of segments {@code [first, first + count)} of that message (REL-21): segment {@code first + k}
+     * times 2^(j*k) in GF(2^8), summed, each padded with zeros to the first one's length; the weight is 2 multiplied
+     * in {@code j * k} times bit by bit here, independently of the engine's tables (repair 0 is {@link #parityOf},
+     * repair 1 {@link #parityQOf}).
+     */
+    static byte[] parityROf(int j, int messageLength, int mtu, int first, int count) {
+        byte[] x = new byte[Math.min(mtu, messageLength - first * mtu)];
+        for (int k = first; k < first + count; k++) {
+            int weight = 1;
+            for (int t = 0; t < j * (k - first); t++) {
+                weight = gfMul(weight, 2);
+            }
+            for (int b = 0; b < x.length && k * mtu + b < messageLength; b++) {
+                x[b] ^= (byte) gfMul(weight, parityMessageByte(k * mtu + b) & 0xff);
+            }
         }
         return x;
     }
@@ -560,7 +600,12 @@ public final class GoldenVectors {
             rows.add(row(x + ParityHeader.IMMEDIATE, "immediate", hex32(q.immediate())));
             rows.add(row(x + ParityHeader.OP, "op", String.format("0x%02x %s", q.op(), Opcode.name(q.op()))));
             rows.add(row(x + ParityHeader.COUNT, "count", dec(q.count())));
-            rows.add(row(x + ParityHeader.RESERVED, "reserved", dec(q.reserved())));
+            if (op == Opcode.PARITY_R) { // REL-21: the first reserved byte is the repair index
+                rows.add(row(x + ParityHeader.REPAIR, "repair", dec(q.repair())));
+                rows.add(row(x + ParityHeader.REPAIR + 1, "reserved", dec(bytes[x + ParityHeader.REPAIR + 1] & 0xff)));
+            } else {
+                rows.add(row(x + ParityHeader.RESERVED, "reserved", dec(q.reserved())));
+            }
         } else if (op == Opcode.NAK) {
             NakHeader k = new NakHeader().wrap(seg, x);
             rows.add(row(x + NakHeader.MSN, "MSN", dec(k.msn())));
