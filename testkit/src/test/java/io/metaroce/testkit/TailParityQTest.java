@@ -2,9 +2,6 @@ package io.metaroce.testkit;
 
 import io.metaroce.core.Counter;
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.QueuePair;
-import io.metaroce.core.WcStatus;
-import io.metaroce.core.wire.BaseHeader;
 import io.metaroce.core.wire.Opcode;
 import org.junit.jupiter.api.Test;
 
@@ -30,14 +27,7 @@ class TailParityQTest {
 
     /** First transmission of segment {@code seg} of a data message (a resend carries RETRANSMIT). */
     private static Predicate<Network.Datagram> firstCopyOf(int seg) {
-        return d -> Opcode.isData(d.opcode()) && (d.flags() & BaseHeader.FLAG_RETRANSMIT) == 0
-                && offset(d) == seg * MTU;
-    }
-
-    private static int offset(Network.Datagram d) {
-        byte[] b = d.bytes();
-        int at = BaseHeader.LENGTH + 8; // the data header's (and the parity header's) offset field
-        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
+        return OneTailMessage.firstCopyOf(seg, MTU);
     }
 
     @Test
@@ -97,27 +87,8 @@ class TailParityQTest {
     private static Run run(int repairs, Predicate<Network.Datagram> drop) {
         EngineConfig cfg = new EngineConfig().paths(4).planes(1).mtu(MTU).parityTailSegments(SEGMENTS)
                 .parityRepairs(repairs);
-        Network net = Network.datacenter(3, 2, cfg);
-        net.setDropRule(drop::test);
-        Endpoint a = new Endpoint(net, 0, SEGMENTS * MTU);
-        Endpoint b = new Endpoint(net, 1, SEGMENTS * MTU);
-        Endpoint.connect(net, a, b);
-        a.fillRandom(11);
-        assertEquals(QueuePair.OK, b.qp.postRecv(5, b.src, 0, 0));
-        assertEquals(QueuePair.OK, a.qp.postWriteImm(1, a.src, 0, BYTES, b.dst.address(), b.dst.rkey(), 42,
-                QueuePair.SIGNALED));
-        assertTrue(net.runUntil(() -> b.recvDone() == 1, 100_000_000L), () -> b.engine.counters().toString());
-        long recvNs = net.nowNs();
-        long resentByThen = a.engine.counters().get(Counter.RETRANSMITS);
-        assertTrue(net.runUntil(() -> a.sendDone() == 1, 1_000_000_000L), () -> a.engine.counters().toString());
-        net.runFor(1_000_000L); // late copies and parities land
-        assertEquals(WcStatus.SUCCESS, a.sendStatuses.getFirst());
-        assertEquals(WcStatus.SUCCESS, b.recvStatuses.getFirst());
-        assertEquals(-1L, a.src.segment().asSlice(0, BYTES).mismatch(b.dst.segment().asSlice(0, BYTES)),
-                "the message arrived intact");
-        assertEquals(0, a.engine.internalErrors() + b.engine.internalErrors());
-        return new Run(recvNs, b.engine.counters().get(Counter.PARITY_REBUILT),
-                b.engine.counters().get(Counter.PARITY_UNUSED), a.engine.counters().get(Counter.PARITY_SENT),
-                a.engine.counters().get(Counter.PARITY_Q_SENT), resentByThen);
+        OneTailMessage.Sent s = OneTailMessage.send(cfg, drop, BYTES, SEGMENTS * MTU, 11);
+        return new Run(s.recvDoneNs(), s.receiver(Counter.PARITY_REBUILT), s.receiver(Counter.PARITY_UNUSED),
+                s.sender(Counter.PARITY_SENT), s.sender(Counter.PARITY_Q_SENT), s.resentByThen());
     }
 }

@@ -35,14 +35,7 @@ class TailParityTest {
 
     /** First transmission of segment {@code seg} of a data message (a resend carries RETRANSMIT). */
     private static Predicate<Network.Datagram> firstCopyOf(int seg) {
-        return d -> Opcode.isData(d.opcode()) && (d.flags() & BaseHeader.FLAG_RETRANSMIT) == 0
-                && offset(d) == seg * MTU;
-    }
-
-    private static int offset(Network.Datagram d) {
-        byte[] b = d.bytes();
-        int at = BaseHeader.LENGTH + 8; // the data header's offset field
-        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
+        return OneTailMessage.firstCopyOf(seg, MTU);
     }
 
     @Test
@@ -74,8 +67,8 @@ class TailParityTest {
     void aParityThatOvertakesItsGroupIsHeldUntilTheGroupIsOneShort() {
         // segments 5 and 7 arrive late (after the parity) and segment 6 is lost: the parity is held, and when 5 and
         // 7 arrive the group is one short and 6 is rebuilt
-        Run r = run(4, firstCopyOf(6), 20_000, d -> Opcode.isData(d.opcode()) && (offset(d) == 5 * MTU
-                || offset(d) == 7 * MTU) && (d.flags() & BaseHeader.FLAG_RETRANSMIT) == 0);
+        Run r = run(4, firstCopyOf(6), 20_000, d -> Opcode.isData(d.opcode()) && (OneTailMessage.offset(d) == 5 * MTU
+                || OneTailMessage.offset(d) == 7 * MTU) && (d.flags() & BaseHeader.FLAG_RETRANSMIT) == 0);
         assertEquals(1, r.rebuilt, "the held parity rebuilt segment 6");
         assertEquals(0, r.unused);
     }
