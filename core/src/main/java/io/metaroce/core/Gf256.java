@@ -53,11 +53,6 @@ final class Gf256 {
         return EXP[LOG[a] + 255 - LOG[b]];
     }
 
-    /** {@code 2^i}, {@code i} in 0..254: segment i's coefficient in the Q syndrome. */
-    static int pow2(int i) {
-        return EXP[i];
-    }
-
     /**
      * REL-21: segment {@code i}'s coefficient in repair {@code j} of a group, {@code 2^(j*i)} (repair 0, the PARITY:
      * 1; repair 1, the PARITY_Q: 2^i).
@@ -77,13 +72,6 @@ final class Gf256 {
             if (s != 0) {
                 acc[k] ^= (byte) EXP[LOG[s] + lc];
             }
-        }
-    }
-
-    /** {@code a[k] = c * a[k]} for {@code k < len}. */
-    static void scale(byte[] a, int len, int c) {
-        for (int k = 0; k < len; k++) {
-            a[k] = (byte) mul(a[k] & 0xff, c);
         }
     }
 }

@@ -242,13 +242,7 @@ final class PacketWriter {
         if (payload > 0 && !c.cfg.elidePayload) {
             Xor xor = c.engine.xor();
             MemorySegment region = w.local.segment();
-            if (j == 1) { // Horner's rule from the last segment down: Q = (..(D[n-1] * 2 + D[n-2]) * 2 ..) * 2 + D[0]
-                int last = first + count - 1;
-                xor.start(region, w.localOffset + (long) last * mtu, w.segmentBytes(last, mtu));
-                for (int k = last - 1; k >= first; k--) {
-                    xor.times2Add(region, w.localOffset + (long) k * mtu, w.segmentBytes(k, mtu));
-                }
-            } else if (j >= 2) { // the same with 2^j in place of 2
+            if (j >= 1) { // Horner's rule from the last segment down: (..(D[n-1] * 2^j + D[n-2]) * 2^j ..) * 2^j + D[0]
                 int last = first + count - 1;
                 xor.start(region, w.localOffset + (long) last * mtu, w.segmentBytes(last, mtu));
                 for (int k = last - 1; k >= first; k--) {

@@ -203,17 +203,21 @@ final class ParityDecoder {
             out = new byte[mtu];
         }
         for (int k = 0; k < g; k++) {
-            if (!solver.used(k)) {
+            if (solver.used(k)) {
+                if (residual[k] == null) {
+                    residual[k] = new byte[mtu];
+                }
+                load(group[k].payload, 0, len, residual[k]);
+            }
+        }
+        for (int s = h.first; s < h.first + h.count; s++) {
+            if (!SendWqe.bit(m.bits, s)) {
                 continue;
             }
-            if (residual[k] == null) {
-                residual[k] = new byte[mtu];
-            }
-            byte[] r = load(group[k].payload, 0, len, residual[k]);
-            int j = group[k].repair;
-            for (int s = h.first; s < h.first + h.count; s++) {
-                if (SendWqe.bit(m.bits, s)) {
-                    Gf256.mulAdd(r, readSegment(m, s, len), len, Gf256.coefficient(j, s - h.first));
+            byte[] d = readSegment(m, s, len); // read once, taken out of every chosen parity
+            for (int k = 0; k < g; k++) {
+                if (solver.used(k)) {
+                    Gf256.mulAdd(residual[k], d, len, Gf256.coefficient(group[k].repair, s - h.first));
                 }
             }
         }

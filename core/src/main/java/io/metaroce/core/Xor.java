@@ -40,22 +40,10 @@ final class Xor {
     }
 
     /**
-     * REL-20: the accumulator times 2 in GF(2^8) ({@link Gf256#times2}), then {@code src[off, off + len)} XORed in;
-     * every byte of the accumulator up to {@code len} (rounded up to whole words) is doubled, so {@code len} must
-     * cover what {@link #start} loaded.
-     */
-    void times2Add(MemorySegment src, long off, int len) {
-        int words = load(src, off, len);
-        long[] a = acc;
-        long[] t = tmp;
-        for (int i = 0; i < words; i++) {
-            a[i] = Gf256.times2(a[i]) ^ t[i];
-        }
-    }
-
-    /**
-     * REL-21: as {@link #times2Add} with the accumulator times {@code 2^j} ({@code j} doublings), the step of Horner's
-     * rule for repair {@code j}.
+     * REL-20, REL-21: the accumulator times {@code 2^j} in GF(2^8) ({@code j} doublings, {@link Gf256#times2}), then
+     * {@code src[off, off + len)} XORed in: the step of Horner's rule for repair {@code j}. Every byte of the
+     * accumulator up to {@code len} (rounded up to whole words) is multiplied, so {@code len} must cover what
+     * {@link #start} loaded.
      */
     void timesPow2Add(int j, MemorySegment src, long off, int len) {
         int words = load(src, off, len);
