@@ -158,7 +158,7 @@ final class LossRecovery {
                 ackedAny = true;
             }
             if (st == Path.LOST || st == Path.LOST_HELD) {
-                rack.onSpuriousLoss();
+                rack.onSpuriousLoss(st);
             }
             if (st == Path.INFLIGHT) {
                 if (pathNewestSentNs == Long.MIN_VALUE || p.recSentNs[i] - pathNewestSentNs > 0) {

@@ -3,20 +3,26 @@ package io.metaroce.core;
 /**
  * REL-14, cross-path time-based loss detection (after RACK, RFC 8985): a packet still in flight on any path that
  * was sent more than the reordering window before the newest packet acknowledged so far (on any path) is lost.
- * The window starts from the paths' queueing spread and doubles each time a loss proves spurious.
+ * The window starts from the paths' queueing spread, doubles each time a loss declared by a timer (this rule or an
+ * RTO) proves spurious, halves again after {@link #DECAY_LOSSES} losses declared here without one, and never exceeds
+ * the slowest path's smoothed RTT (RFC 8985's bound).
  */
 final class Rack {
     /** Losses a path may take this way in a row, without progress, before only its RTO speaks. */
     static final int STREAK_LIMIT = 4;
     /** Largest multiplier of the reordering window. */
     private static final int MAX_SCALE = 64;
+    /** Losses declared by this rule, none of them proven spurious since the last widening, that halve the window. */
+    static final int DECAY_LOSSES = 16;
 
     private final QpCore c;
     /** Send time of the most recently sent packet acknowledged so far, on any path. */
     private long sentNs;
     private boolean valid;
-    /** Multiplier of the reordering window, doubled on each loss proven spurious. */
+    /** Multiplier of the reordering window, doubled on each timer loss proven spurious. */
     private int scale = 1;
+    /** Losses declared by this rule since the multiplier last changed. */
+    private int sinceChange;
     /** When a packet reordered past the window becomes overdue, or when to examine (NO_DEADLINE: none). */
     long timerNs = Engine.NO_DEADLINE;
 
@@ -39,10 +45,16 @@ final class Rack {
         return valid;
     }
 
-    /** A packet declared lost was acknowledged after all: a wider reordering window from now on. */
-    void onSpuriousLoss() {
-        if (scale < MAX_SCALE) {
+    /**
+     * A packet declared lost was acknowledged after all ({@code state}: its record's, {@link Path#LOST_HELD} when a
+     * timer declared it): a wider reordering window from now on if a timer did. A loss found by SACK or a NAK that
+     * proves spurious says nothing about this window (widening on those too left it at its cap for good at 64
+     * paths and 10% loss: every loss then waited for an RTO).
+     */
+    void onSpuriousLoss(byte state) {
+        if (state == Path.LOST_HELD && scale < MAX_SCALE) {
             scale *= 2;
+            sinceChange = 0;
         }
     }
 
@@ -77,7 +89,8 @@ final class Rack {
         // the window covers the largest queueing delay seen on any path (slowest smoothed RTT over the fastest
         // unloaded one): packets sprayed over paths with different queues are legitimately reordered by that much,
         // and a delayed ACK on one path reorders ACKs by up to ackDelay
-        long window = c.cfg.ackDelayNs + Math.max(minRtt / 4, srttHi - minRtt) * scale;
+        long window = Math.min(c.cfg.ackDelayNs + Math.max(minRtt / 4, srttHi - minRtt) * scale,
+                c.cfg.ackDelayNs + srttHi);
         long limit = sentNs - window;
         for (Path q : c.paths) {
             if (q == null || q.state != PathState.ACTIVE || q.rackStreak >= STREAK_LIMIT) {
@@ -107,6 +120,10 @@ final class Rack {
                 }
                 c.declareLost(q, i, nowNs, 0, true);
                 c.count(Counter.RACK_LOSSES);
+                if (++sinceChange >= DECAY_LOSSES) {
+                    sinceChange = 0;
+                    scale = Math.max(1, scale / 2);
+                }
                 lost = true;
                 q.rackStreak++;
             }
