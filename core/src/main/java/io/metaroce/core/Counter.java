@@ -104,7 +104,12 @@ public enum Counter {
     /** AUTH-18: key updates this QP's sender made (it seals under the next key from then on). */
     KEY_UPDATES_SENT,
     /** AUTH-19: key updates of the peer this QP followed (a packet under the peer's next key verified). */
-    KEY_UPDATES_RECEIVED;
+    KEY_UPDATES_RECEIVED,
+    /**
+     * REL-22: extra copies of resends sent while the QP had nothing new to send (each also counted in
+     * {@link #RETRANSMITS}).
+     */
+    RESEND_COPIES;
 
     private static final Counter[] VALUES = values();
 

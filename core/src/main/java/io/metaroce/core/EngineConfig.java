@@ -182,6 +182,12 @@ public final class EngineConfig {
      */
     public boolean parityAdaptive = false;
     /**
+     * REL-22: the most copies a resend gets once the QP has nothing new to send (the tail of a transfer): as many as
+     * make losing them all at most 5% likely at the peer's measured loss rate, 1 while nothing is lost. 1 turns it
+     * off; at most 16.
+     */
+    public int resendCopies = 4;
+    /**
      * This engine's transmit rate, in bits/s of datagram bytes: the device paces everything it sends to it, as a
      * NIC serializes at its line rate (so that thousands of QPs' first windows do not leave as one burst);
      * 0 = unpaced.
@@ -258,6 +264,7 @@ public final class EngineConfig {
     public EngineConfig parityTailSegments(int v) { parityTailSegments = v; return this; }
     public EngineConfig parityRepairs(int v) { parityRepairs = v; return this; }
     public EngineConfig parityAdaptive(boolean v) { parityAdaptive = v; return this; }
+    public EngineConfig resendCopies(int v) { resendCopies = v; return this; }
     public EngineConfig parityAfterLossNs(long v) { parityAfterLossNs = v; return this; }
     public EngineConfig inboundCapacityBps(long v) { inboundCapacityBps = v; return this; }
     public EngineConfig txRateBps(long v) { txRateBps = v; return this; }
@@ -298,6 +305,7 @@ public final class EngineConfig {
         c.parityTailSegments = parityTailSegments;
         c.parityRepairs = parityRepairs;
         c.parityAdaptive = parityAdaptive;
+        c.resendCopies = resendCopies;
         c.parityAfterLossNs = parityAfterLossNs;
         c.grantFraction = grantFraction;
         c.unscheduledBytes = unscheduledBytes;
@@ -346,6 +354,7 @@ public final class EngineConfig {
                 "parityTailSegments must be 0 (off) or in 2..255, got " + parityTailSegments);
         require(parityRepairs >= 1 && parityRepairs <= ParityHeader.MAX_REPAIR + 1,
                 "parityRepairs must be 1 to " + (ParityHeader.MAX_REPAIR + 1) + ", got " + parityRepairs);
+        require(resendCopies >= 1 && resendCopies <= 16, "resendCopies must be 1 to 16, got " + resendCopies);
         require(parityAfterLossNs >= 0, "parityAfterLossNs must be >= 0");
         require(ackHoldWindowNs >= 0, "ackHoldWindowNs must be >= 0");
         require(peerSilenceGraceNs >= 0, "peerSilenceGraceNs must be >= 0");

@@ -20,6 +20,11 @@ final class OutQueue {
         mask = ring.length - 1;
     }
 
+    /** Whether a message has segments never sent yet. */
+    boolean hasNew() {
+        return nextToSend < tail;
+    }
+
     boolean full() {
         return tail - head >= capacity;
     }

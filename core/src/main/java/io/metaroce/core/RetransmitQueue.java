@@ -7,6 +7,11 @@ package io.metaroce.core;
  */
 final class RetransmitQueue {
     private static final int INITIAL = 4;
+    /**
+     * Set in an entry's attempt count for an extra copy of a resend (REL-22): it goes with the same attempt as the
+     * resend it copies and makes no copies of its own.
+     */
+    static final int COPY = 1 << 30;
     private byte[] queue = new byte[INITIAL];
     private long[] serial = new long[INITIAL];
     private int[] seg = new int[INITIAL];

@@ -138,6 +138,7 @@ final class TransmitScheduler {
         int seg;
         int attempt;
         boolean retransmit;
+        boolean copy = false;
         while (true) {
             if (!retx.isEmpty()) {
                 q = retx.headQueue();
@@ -147,7 +148,9 @@ final class TransmitScheduler {
                     retx.pop();
                     continue;
                 }
-                attempt = retx.headAttempt() + 1;
+                int sent = retx.headAttempt();
+                copy = (sent & RetransmitQueue.COPY) != 0;
+                attempt = (sent & ~RetransmitQueue.COPY) + 1;
                 retransmit = true;
                 break;
             }
@@ -196,6 +199,12 @@ final class TransmitScheduler {
         if (!retransmit && c.cfg.parityTailSegments > 0) {
             paritySender.owe(q, w, seg, p, nowNs);
         }
+        if (retransmit && !copy && c.cfg.resendCopies > 1 && !c.sq.hasNew() && !c.rsq.hasNew()) {
+            copyResend(q, w, seg, attempt);
+        }
+        if (copy) {
+            c.count(Counter.RESEND_COPIES);
+        }
         if (retransmit) {
             p.retransmits++;
             c.count(Counter.RETRANSMITS);
@@ -205,6 +214,18 @@ final class TransmitScheduler {
         pace(nowNs, p, len);
         dataPath = p;
         return writer.finish(out, len - Packet.CRC_LENGTH, p, w.op, tx);
+    }
+
+    /**
+     * REL-22: with nothing new to send, a resend is followed by copies (queued behind the resends already waiting, so
+     * each normally takes another path), as many as the peer's loss rate calls for. A copy is the same attempt: it is
+     * not a retry (REL-8).
+     */
+    private void copyResend(int q, SendWqe w, int seg, int attempt) {
+        int copies = ResendCopies.forLoss(c.peerLoad.lossRate.rate(), c.cfg.resendCopies);
+        for (int k = 1; k < copies; k++) {
+            c.retx.push(q, w.serial, seg, (attempt - 1) | RetransmitQueue.COPY, 0);
+        }
     }
 
     /**
