@@ -49,7 +49,7 @@ import java.util.SplittableRandom;
  * {@code key=value} line prefixed {@code RESULT} (for scripts) after the readable lines.
  *
  * <p>Arguments: {@code --k K} (8), {@code --flow-bytes B} (2,000,000), {@code --seed S} (1), {@code --paths P}
- * (16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
+ * (the engine's default, 16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
  * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time),
  * {@code --payload on|off} (off: the engines elide payload bytes, {@code EngineConfig.elidePayload}, as htsim
  * carries none; on: every byte is copied and CRC-checked), {@code --workload permutation|alltoall} (alltoall: every
@@ -73,7 +73,7 @@ public final class SimBench {
             long flowBytes = -1;
             boolean allToAll = false;
             long seed = 1;
-            int paths = 16;
+            int paths = new EngineConfig().paths;
             int warmups = 1;
             long limitMs = 1_000;
             boolean payload = false;
