@@ -221,6 +221,12 @@ public final class PerfOptions {
             + "measured loss rate calls for, at most --parity-repairs (REL-21).")
     boolean parityAdaptive;
 
+    @Option(names = "--resend-copies", paramLabel = "N", defaultValue = "4",
+            description = "Once a QP has nothing new to send, each resend is followed by copies, as many as make losing "
+                    + "them all at most 5% likely at the measured loss rate, at most N (1-16; 1: none; REL-22; "
+                    + "default ${DEFAULT-VALUE}).")
+    int resendCopies;
+
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")
     boolean verify;
 
@@ -316,6 +322,7 @@ public final class PerfOptions {
         require(omitS >= 0, "--omit must be >= 0");
         require(parityTail == 0 || parityTail >= 2 && parityTail <= 255, "--parity-tail must be 0 (off) or in 2..255");
         require(parityRepairs >= 1 && parityRepairs <= 16, "--parity-repairs must be in 1..16");
+        require(resendCopies >= 1 && resendCopies <= 16, "--resend-copies must be in 1..16");
         require(omitS == 0 || !kind.latency(), "--omit is for bandwidth tests (latency tests warm up with --warmup)");
         require(omitS == 0 || server() || durationS != null || runInfinitely,
                 "--omit needs -D/--duration or --run_infinitely: a run of -n messages has no time to leave out");
@@ -498,6 +505,7 @@ public final class PerfOptions {
             c.missingNak(true);
         }
         c.parityTailSegments(parityTail).parityRepairs(parityRepairs).parityAdaptive(parityAdaptive);
+        c.resendCopies(resendCopies);
         if (minRtoUs != null) {
             c.minRtoNs(minRtoUs * 1_000).initialRtoNs(Math.max(c.initialRtoNs, minRtoUs * 1_000));
         }
