@@ -41,8 +41,8 @@ class ExperimentsScaledTest {
     /**
      * Files with their own case and known failures, left out of {@link #experiments()}: none since 2026-12-04 (E1's
      * scaled all-reduce at 10% per link failed its 0.5 until REL-22's resend copies: 0.490 / 0.478 / 0.483 with
-     * REL-21's parities, 0.537 / 0.539 / 0.538 with the copies, seeds 1-3). A file that gets one needs a test of its own
-     * that requires every other check to pass and the known ones to still fail, so that a fix is noticed.
+     * REL-21's parities, 0.537 / 0.539 / 0.538 with the copies, seeds 1-3). A file that gets one needs a test of
+     * its own that requires every other check to pass and the known ones to still fail, so that a fix is noticed.
      */
     private static final Set<String> KNOWN_FAILING = Set.of();
 

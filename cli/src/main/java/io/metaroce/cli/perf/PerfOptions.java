@@ -222,9 +222,9 @@ public final class PerfOptions {
     boolean parityAdaptive;
 
     @Option(names = "--resend-copies", paramLabel = "N", defaultValue = "4",
-            description = "Once a QP has nothing new to send, each resend is followed by copies, as many as make losing "
-                    + "them all at most 5% likely at the measured loss rate, at most N (1-16; 1: none; REL-22; "
-                    + "default ${DEFAULT-VALUE}).")
+            description = "Once a QP has nothing new to send, each resend is followed by copies, as many as make "
+                    + "losing them all at most 5% likely at the measured loss rate, at most N (1-16; 1: none; "
+                    + "REL-22; default ${DEFAULT-VALUE}).")
     int resendCopies;
 
     @Option(names = "--verify", description = "Check the data: write-bw and send-bw on the server, read-bw on the client.")

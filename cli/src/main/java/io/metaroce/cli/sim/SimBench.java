@@ -49,8 +49,9 @@ import java.util.SplittableRandom;
  * {@code key=value} line prefixed {@code RESULT} (for scripts) after the readable lines.
  *
  * <p>Arguments: {@code --k K} (8), {@code --flow-bytes B} (2,000,000), {@code --seed S} (1), {@code --paths P}
- * (the engine's default, 16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so that the JIT has
- * compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of virtual time),
+ * (the engine's default, 16), {@code --warmups N} (1: runs of the k=8 scenario with other seeds, unmeasured, so
+ * that the JIT has compiled the hot paths; their memory counts in the peak RSS), {@code --limit-ms M} (1,000 of
+ * virtual time),
  * {@code --payload on|off} (off: the engines elide payload bytes, {@code EngineConfig.elidePayload}, as htsim
  * carries none; on: every byte is copied and CRC-checked), {@code --workload permutation|alltoall} (alltoall: every
  * ordered pair of hosts on its own connection, 512 KiB each unless {@code --flow-bytes}, htsim's all-to-all; the
