@@ -410,6 +410,11 @@ final class QpCore {
     }
 
     boolean hasDataToSend() {
-        return !retx.isEmpty() || sq.nextToSend < sq.tail || rsq.nextToSend < rsq.tail;
+        return !retx.isEmpty() || hasNewData();
+    }
+
+    /** Whether a message of the send queue or a READ response has segments never sent yet. */
+    boolean hasNewData() {
+        return sq.hasNew() || rsq.hasNew();
     }
 }

@@ -7,11 +7,8 @@ package io.metaroce.core;
  */
 final class RetransmitQueue {
     private static final int INITIAL = 4;
-    /**
-     * Set in an entry's attempt count for an extra copy of a resend (REL-22): it goes with the same attempt as the
-     * resend it copies and makes no copies of its own.
-     */
-    static final int COPY = 1 << 30;
+    /** Set in an entry's attempt count for an extra copy of a resend (REL-22); {@link #headAttempt} masks it. */
+    private static final int COPY = 1 << 30;
     private byte[] queue = new byte[INITIAL];
     private long[] serial = new long[INITIAL];
     private int[] seg = new int[INITIAL];
@@ -41,6 +38,14 @@ final class RetransmitQueue {
         size++;
     }
 
+    /**
+     * REL-22: queues an extra copy of a resend that went with attempt count {@code att}: it goes with the same
+     * attempt and makes no copies of its own ({@link #headIsCopy}).
+     */
+    void pushCopy(int q, long ser, int sg, int att) {
+        push(q, ser, sg, att | COPY, 0);
+    }
+
     private void grow() {
         int n = queue.length * 2;
         byte[] q = new byte[n];
@@ -67,7 +72,8 @@ final class RetransmitQueue {
     int headQueue() { return queue[head]; }
     long headSerial() { return serial[head]; }
     int headSeg() { return seg[head]; }
-    int headAttempt() { return attempt[head]; }
+    int headAttempt() { return attempt[head] & ~COPY; }
+    boolean headIsCopy() { return (attempt[head] & COPY) != 0; }
     long headNotBefore() { return notBefore[head]; }
 
     void pop() {

@@ -148,9 +148,8 @@ final class TransmitScheduler {
                     retx.pop();
                     continue;
                 }
-                int sent = retx.headAttempt();
-                copy = (sent & RetransmitQueue.COPY) != 0;
-                attempt = (sent & ~RetransmitQueue.COPY) + 1;
+                copy = retx.headIsCopy();
+                attempt = retx.headAttempt() + 1;
                 retransmit = true;
                 break;
             }
@@ -159,10 +158,9 @@ final class TransmitScheduler {
                     ? null : c.sq;
             OutQueue first = preferResponses || sq == null ? c.rsq : sq;
             OutQueue second = first == c.rsq ? sq : c.rsq;
-            OutQueue oq = first.nextToSend < first.tail ? first
-                    : second != null && second.nextToSend < second.tail ? second : null;
+            OutQueue oq = first.hasNew() ? first : second != null && second.hasNew() ? second : null;
             if (oq == null) {
-                if (sq == null && c.sq.nextToSend < c.sq.tail) {
+                if (sq == null && c.sq.hasNew()) {
                     awaitRoom(); // the ACK that schedules it releases a packet of its budget
                 }
                 return 0;
@@ -199,7 +197,7 @@ final class TransmitScheduler {
         if (!retransmit && c.cfg.parityTailSegments > 0) {
             paritySender.owe(q, w, seg, p, nowNs);
         }
-        if (retransmit && !copy && c.cfg.resendCopies > 1 && !c.sq.hasNew() && !c.rsq.hasNew()) {
+        if (retransmit && !copy && c.cfg.resendCopies > 1 && !c.hasNewData()) {
             copyResend(q, w, seg, attempt);
         }
         if (copy) {
@@ -224,7 +222,7 @@ final class TransmitScheduler {
     private void copyResend(int q, SendWqe w, int seg, int attempt) {
         int copies = ResendCopies.forLoss(c.peerLoad.lossRate.rate(), c.cfg.resendCopies);
         for (int k = 1; k < copies; k++) {
-            c.retx.push(q, w.serial, seg, (attempt - 1) | RetransmitQueue.COPY, 0);
+            c.retx.pushCopy(q, w.serial, seg, attempt - 1);
         }
     }
 
