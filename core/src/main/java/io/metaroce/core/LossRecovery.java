@@ -80,7 +80,7 @@ final class LossRecovery {
             s.tlps = 0;
             p.rackStreak = 0;
             if (p.state == PathState.SUSPECT) {
-                p.state = PathState.ACTIVE;
+                p.setState(PathState.ACTIVE);
             }
         }
         if (p.tlpCheck && echoTs - p.tx().tlpAtNs >= 0) {
@@ -321,7 +321,7 @@ final class LossRecovery {
         p.tx().consecutiveTimeouts = 0;
         if (p.state != PathState.ACTIVE) {
             // The path delivered all along: whatever the timeouts made of it (SUSPECT, FAILED, PROBING) is undone.
-            p.state = PathState.ACTIVE;
+            p.setState(PathState.ACTIVE);
             p.probeDeadlineNs = Engine.NO_DEADLINE;
             p.probeDue = false;
             f.probeSuccesses = 0;
@@ -390,7 +390,7 @@ final class LossRecovery {
         if (s.consecutiveTimeouts >= c.cfg.failAfterTimeouts) {
             prober.fail(p, nowNs);
         } else if (p.state == PathState.ACTIVE) {
-            p.state = PathState.SUSPECT;
+            p.setState(PathState.SUSPECT);
         }
     }
 }

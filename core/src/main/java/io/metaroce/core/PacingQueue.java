@@ -59,7 +59,7 @@ final class PacingQueue extends PacedSlot {
         waiters.add(qp);
         if (!tokenOut && heapIndex < 0) {
             parked = false; // the newcomer found room on the route
-            engine.armPacing(this, route.nextSendNs);
+            engine.armPacing(this, route.nextSendNs());
         }
     }
 
@@ -86,7 +86,7 @@ final class PacingQueue extends PacedSlot {
             return;
         }
         if (route.hasRoom(mtu)) {
-            engine.armPacing(this, route.nextSendNs);
+            engine.armPacing(this, route.nextSendNs());
         } else {
             parked = true;
         }
@@ -96,14 +96,14 @@ final class PacingQueue extends PacedSlot {
     void roomOpened() {
         if (parked) {
             parked = false;
-            engine.armPacing(this, route.nextSendNs);
+            engine.armPacing(this, route.nextSendNs());
         }
     }
 
     /** A packet took the route's slot: a timed queue moves to the next one. */
     void paced() {
         if (heapIndex >= 0) {
-            engine.armPacing(this, route.nextSendNs);
+            engine.armPacing(this, route.nextSendNs());
         }
     }
 }

@@ -185,6 +185,32 @@ public final class Path {
         }
     }
 
+    /** Sets the path's state (PATH-4..PATH-6, RTO-5) and whether it may take a packet ({@link #refreshOpen()}). */
+    void setState(PathState s) {
+        state = s;
+        refreshOpen();
+    }
+
+    /**
+     * PATH-1: keeps this path's bit in its QP's {@link QpCore#closedPaths} true to whether the path, by its own state,
+     * may not take a packet: not sendable (FAILED, PROBING), its PSN window full, or SUSPECT with a packet of its QP in
+     * flight. Called wherever one of these changes (the state, {@code nextPsn}, {@code floor}, the packets in flight),
+     * so the scheduler's path choice reads one bit per path instead of the path itself.
+     */
+    void refreshOpen() {
+        if (owner == null) {
+            return;
+        }
+        boolean open = (state == PathState.ACTIVE || state == PathState.SUSPECT && inflightPackets == 0)
+                && psnWindowOpen();
+        long[] closed = owner.c.closedPaths;
+        if (open) {
+            closed[id >>> 6] &= ~(1L << id);
+        } else {
+            closed[id >>> 6] |= 1L << id;
+        }
+    }
+
     /** Starts the sending direction at {@code txInitialPsn}. */
     void resetTx(int txInitialPsn, long initialRtoNs) {
         state = PathState.ACTIVE;
@@ -203,6 +229,7 @@ public final class Path {
         if (faults != null) {
             faults.rtoUndoArmed = false;
         }
+        refreshOpen();
     }
 
     /** Starts the receiving direction expecting {@code rxInitialPsn} first. */
@@ -415,6 +442,8 @@ public final class Path {
         SharedPath r = route();
         r.inflightBytes += bytes;
         r.inflightPackets++;
+        r.refreshRoom();
+        refreshOpen();
         peer.sent(1);
     }
 
@@ -425,6 +454,8 @@ public final class Path {
         SharedPath r = route; // made when the packet went into flight
         r.inflightBytes -= bytes;
         r.inflightPackets--;
+        r.refreshRoom();
+        refreshOpen();
         r.roomOpened();
         peer.released(1);
     }
@@ -434,6 +465,7 @@ public final class Path {
         if (route != null && inflightPackets > 0) { // (packets in flight made the route)
             route.inflightBytes -= tx.inflightBytes;
             route.inflightPackets -= inflightPackets;
+            route.refreshRoom();
             route.roomOpened();
             peer.released(inflightPackets);
         }
@@ -441,6 +473,7 @@ public final class Path {
             tx.inflightBytes = 0;
         }
         inflightPackets = 0;
+        refreshOpen();
     }
 
     /** True when another packet fits under the PSN window of the SACK bitmap. */

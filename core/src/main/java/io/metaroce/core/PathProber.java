@@ -46,7 +46,7 @@ final class PathProber {
         if (p.state == PathState.FAILED) {
             return;
         }
-        p.state = PathState.FAILED;
+        p.setState(PathState.FAILED);
         PathFaults f = p.faults();
         f.failures++;
         c.count(Counter.PATH_FAILOVERS);
@@ -88,7 +88,7 @@ final class PathProber {
         }
         awaitProbe(p);
         if (p.state == PathState.PROBING) {
-            p.state = PathState.FAILED;
+            p.setState(PathState.FAILED);
             p.faults().probeSuccesses = 0;
         }
     }
@@ -140,7 +140,7 @@ final class PathProber {
         f.probeId++; // each probe is answered once
         p.onRttSample(nowNs - probe.echoTimestampNs(), c.cfg.minRtoNs, c.cfg.maxRtoNs);
         f.probeSuccesses++;
-        p.state = PathState.PROBING;
+        p.setState(PathState.PROBING);
         if (f.probeSuccesses >= c.cfg.readmitAfterProbes) {
             // PATH-6: re-admitted with a fresh window.
             readmit(p);
@@ -223,7 +223,7 @@ final class PathProber {
      * outage, so the first packet after re-admission timed out at once: E3 scaled, 64 of 64 re-admitted paths.)
      */
     private void readmit(Path p) {
-        p.state = PathState.ACTIVE;
+        p.setState(PathState.ACTIVE);
         p.faults().readmissions++;
         c.count(Counter.PATH_READMISSIONS);
         PathSendState s = p.tx();

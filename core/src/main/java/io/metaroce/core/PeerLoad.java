@@ -16,6 +16,15 @@ final class PeerLoad {
     final Engine engine;
     private final SharedPath[] paths;
     /**
+     * PATH-1, PATH-15: bit {@code id} set when route {@code id} is made and has no room for another packet
+     * ({@link SharedPath#hasRoom}; kept by {@link SharedPath#refreshRoom()}): the path choice skips these unread.
+     */
+    final long[] fullRoutes;
+    /** CC-5: when route {@code id} may take its next data packet ({@link SharedPath#nextSendNs()}; 0: a fresh route). */
+    final long[] nextSendNs;
+    /** PATH-1: route {@code id}'s open window, its window less its bytes in flight (kept by {@link SharedPath#refreshRoom()}). */
+    final double[] roomBytes;
+    /**
      * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight
      * (a packet's worth of room), all of them when nothing to the peer is in flight any more.
      */
@@ -60,6 +69,9 @@ final class PeerLoad {
         this.minRtoNs = cfg.minRtoNs;
         this.mtu = cfg.mtu;
         this.paths = new SharedPath[cfg.paths];
+        this.fullRoutes = new long[(cfg.paths + 63) >>> 6];
+        this.nextSendNs = new long[cfg.paths];
+        this.roomBytes = new double[cfg.paths];
         this.ackHold = new AckHoldEstimate(cfg.ackHoldWindowNs);
         this.grant = new GrantClock(engine);
         CongestionControl sample = new SharedPath(-1, cfg, this).cc; // a controller as a made route's starts

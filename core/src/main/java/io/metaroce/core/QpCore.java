@@ -41,6 +41,11 @@ final class QpCore {
     private int txInitialPsn;
     /** Bit i: path i may have a timer armed (see {@link Path#armedMask()}); the timers scan only these. */
     final long[] armedPaths;
+    /**
+     * Bit i: path i is made and may not take a packet by its own state (see {@link Path#refreshOpen()}); with its
+     * peer's {@link PeerLoad#fullRoutes} the path choice finds the paths with room without reading each path.
+     */
+    final long[] closedPaths;
     final OutQueue sq;
     final OutQueue rsq;
     final RetransmitQueue retx = new RetransmitQueue();
@@ -95,6 +100,7 @@ final class QpCore {
         this.recvCq = recvCq;
         this.paths = new Path[cfg.paths];
         this.armedPaths = new long[(cfg.paths + 63) >>> 6];
+        this.closedPaths = new long[(cfg.paths + 63) >>> 6];
         this.sq = new OutQueue(cfg.sqDepth);
         this.rsq = new OutQueue(cfg.sqDepth);
         this.inbound = new InboundMessages(cfg.sqDepth);
@@ -203,6 +209,7 @@ final class QpCore {
             }
             p.recState[i] = Path.FREE;
             p.floor++;
+            p.refreshOpen();
         }
     }
 

@@ -30,8 +30,6 @@ public final class SharedPath {
     long newestDeliveredSentNs = Long.MIN_VALUE;
     long inflightBytes;
     int inflightPackets;
-    /** When the route may take its next data packet (CC-5, CC-10). */
-    long nextSendNs;
     /** PATH-18: the QPs waiting for this route's next pacing slot (null until the first waits). */
     PacingQueue pacing;
     /** PATH-17: the failed path, of one QP, whose probes speak for the route while it is down (null: none). */
@@ -53,30 +51,48 @@ public final class SharedPath {
     void startCc() {
         cc.onStart();
         cwndBytes = cc.cwndBytes();
+        refreshRoom();
     }
 
     /** CC-2, CC-3: an ACK newly acknowledged {@code packets} ({@code bytes}) reporting {@code marked} CE marks. */
     void onAck(int packets, long bytes, int marked, long nowNs) {
         cc.onAck(packets, bytes, marked, nowNs);
         cwndBytes = cc.cwndBytes();
+        refreshRoom();
     }
 
     /** CC-4: a packet of the route was declared lost. */
     void onLoss(long nowNs) {
         cc.onLoss(nowNs);
         cwndBytes = cc.cwndBytes();
+        refreshRoom();
     }
 
     /** CC-6: a retransmission timeout on the route ({@code first} of a series saves what it cuts for RTO-7). */
     void onTimeout(long nowNs, boolean first) {
         cc.onTimeout(nowNs, first);
         cwndBytes = cc.cwndBytes();
+        refreshRoom();
     }
 
     /** RTO-7: the timeout series proved spurious: the window it cut comes back. */
     void undoTimeout() {
         cc.undoTimeout();
         cwndBytes = cc.cwndBytes();
+        refreshRoom();
+    }
+
+    /**
+     * When the route may take its next data packet (CC-5, CC-10): kept in its peer's {@link PeerLoad#nextSendNs}, an
+     * array the path choice reads for every path with room without reading the route itself.
+     */
+    long nextSendNs() {
+        return peerLoad.nextSendNs[id];
+    }
+
+    /** CC-5: the route's next pacing slot is at {@code atNs}. */
+    void nextSendNs(long atNs) {
+        peerLoad.nextSendNs[id] = atNs;
     }
 
     /** PATH-18: the route's pacing queue, made on first use. */
@@ -115,6 +131,24 @@ public final class SharedPath {
      */
     boolean hasRoom(int mtu) {
         return inflightBytes == 0 || inflightBytes + (mtu >> 1) <= cwndBytes;
+    }
+
+    /**
+     * PATH-1, PATH-15: keeps this route's open window in its peer's {@link PeerLoad#roomBytes} and its bit in
+     * {@link PeerLoad#fullRoutes} true to whether it has no room ({@link #hasRoom}): called wherever the window or the
+     * bytes in flight change.
+     */
+    void refreshRoom() {
+        if (id < 0) {
+            return; // the sample controller of a PeerLoad, not a route
+        }
+        peerLoad.roomBytes[id] = cwndBytes - inflightBytes;
+        long[] full = peerLoad.fullRoutes;
+        if (hasRoom(peerLoad.mtu)) {
+            full[id >>> 6] &= ~(1L << id);
+        } else {
+            full[id >>> 6] |= 1L << id;
+        }
     }
 
     /** The path id (the same on every QP that shares it). */

@@ -7,21 +7,15 @@ import java.lang.foreign.MemorySegment;
 /**
  * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, parities, probes), then data:
  * retransmissions before new segments (REL-4), alternating between the application's queue and READ responses,
- * sprayed over the sendable path with the largest open window (PATH-1), within each path's window and pacing
+ * sprayed over the sendable path with the largest open window (PATH-1, {@link PathChooser}), within each path's window and pacing
  * (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
  */
 final class TransmitScheduler {
-    /** PATH-1: open windows wider than this many packets count as this many (they are alike). */
-    static final int OPEN_SPAN_PACKETS = 16;
     private final QpCore c;
     private final PacketWriter writer;
     private final PathProber prober;
     private final ParitySender paritySender;
-    /** {@link #OPEN_SPAN_PACKETS} in bytes. */
-    private final double openSpan;
-    private int pathCursor;
-    /** Set by {@link #choosePath}: the route with room whose pacing slot comes first, when no path may send now. */
-    private SharedPath pacedRoute;
+    private final PathChooser chooser;
     private int ackCursor;
     private boolean preferResponses;
     /**
@@ -32,7 +26,7 @@ final class TransmitScheduler {
 
     TransmitScheduler(QpCore c, PacketWriter writer, PathProber prober) {
         this.c = c;
-        this.openSpan = (double) OPEN_SPAN_PACKETS * c.cfg.mtu;
+        this.chooser = new PathChooser(c);
         this.writer = writer;
         this.paritySender = new ParitySender(c, writer);
         this.prober = prober;
@@ -172,7 +166,7 @@ final class TransmitScheduler {
             retransmit = false;
             break;
         }
-        Path p = choosePath(nowNs);
+        Path p = chooser.choose(nowNs);
         if (p == null) {
             awaitRoomOrSlot();
             return 0;
@@ -267,8 +261,8 @@ final class TransmitScheduler {
      */
     private void awaitGrant(GrantClock grant) {
         awaitRoom();
-        SharedPath route = earliestRoute();
-        if (route != null && route.nextSendNs - grant.nextNs >= 0) {
+        SharedPath route = chooser.earliestRoute();
+        if (route != null && route.nextSendNs() - grant.nextNs >= 0) {
             route.pacingQueue().await(c.face); // PATH-18: the route's slot, not the grant, is the later
         } else if (route != null) {
             grant.await(c.face); // the grant's slot wakes one waiting QP of the peer at a time
@@ -277,12 +271,13 @@ final class TransmitScheduler {
 
     /**
      * No path may take data now. With a route that has room but not its pacing slot or this QP's turn yet
-     * ({@link #pacedRoute}, set by the scan that found none), the QP waits for that route's slot only, which wakes one
+     * ({@link PathChooser#pacedRoute()}, set by the scan that found none), the QP waits for that route's slot only, which wakes one
      * waiter at a time (PATH-18); it is not also woken when room opens, since a route with room was not what it lacked
      * (at 4,000 QPs such wake-ups were 12 polls that sent nothing per datagram sent). With no route with room, it
      * waits for room to its peer (PATH-15).
      */
     private void awaitRoomOrSlot() {
+        SharedPath pacedRoute = chooser.pacedRoute();
         if (pacedRoute != null) {
             pacedRoute.pacingQueue().await(c.face);
         } else {
@@ -293,38 +288,6 @@ final class TransmitScheduler {
     /** PATH-15: data waits; the QP is woken when any packet to its peer leaves flight (pacing: {@link PacingQueue}). */
     private void awaitRoom() {
         c.peerLoad.await(c.face);
-    }
-
-    /** The route, among this QP's paths that may send and have room, whose pacing slot comes first (null: none). */
-    private SharedPath earliestRoute() {
-        Path[] paths = c.paths;
-        int first = -1;
-        long firstNs = 0;
-        for (int id = 0; id < paths.length; id++) {
-            Path p = paths[id];
-            if (mayTake(p, id)) {
-                SharedPath route = routeIfMade(p, id);
-                long next = route == null ? 0 : route.nextSendNs;
-                if (first < 0 || next - firstNs < 0) {
-                    first = id;
-                    firstNs = next;
-                }
-            }
-        }
-        return first < 0 ? null : c.peerLoad.path(first);
-    }
-
-    /**
-     * Whether path {@code id} may take a packet as far as its state and windows go ({@code p}: the path, or null when
-     * never used: ACTIVE, nothing of this QP in flight, its PSN window open, so only its route's room counts).
-     */
-    private boolean mayTake(Path p, int id) {
-        return p == null ? routeOpen(c.peerLoad.pathIfMade(id)) : QpCore.sendable(p) && windowOpen(p);
-    }
-
-    /** Path {@code id}'s route if made ({@code p}: the path, null when never used). */
-    private SharedPath routeIfMade(Path p, int id) {
-        return p != null ? p.routeIfMade() : c.peerLoad.pathIfMade(id);
     }
 
     /** Records the packet just written at {@code p}'s next PSN in the path's in-flight records. */
@@ -344,6 +307,7 @@ final class TransmitScheduler {
         }
         p.addInflight(len);
         p.nextPsn++;
+        p.refreshOpen();
         p.txPackets++;
         p.txBytes += len;
     }
@@ -359,38 +323,13 @@ final class TransmitScheduler {
             double bytesPerNs = gain * cwnd / route.srttNs;
             // the clock may lag now by the burst credit: an idle route saves up at most one burst (CC-5)
             long credit = (long) (c.cfg.pacingBurstBytes / bytesPerNs);
-            route.nextSendNs = Math.max(route.nextSendNs, nowNs - credit) + (long) (len / bytesPerNs);
+            route.nextSendNs(Math.max(route.nextSendNs(), nowNs - credit) + (long) (len / bytesPerNs));
             route.paced();
         }
         p.peer.grant.sent(c.face, len, nowNs); // HINT-3, HINT-7
         if (c.face.pacingToken != null) {
             c.face.pacingToken.handBack(c.face); // PATH-18: its turn is used, the next waiter's comes
         }
-    }
-
-    /**
-     * Whether {@code p} may take a data packet at {@code atNs}: sendable, with room, and its route's pacing slot come
-     * and this QP's turn on it (PATH-18). A route with room that is not due yet is noted in {@link #pacedRoute} when
-     * its slot comes before the one noted.
-     */
-    private boolean slotDue(Path p, int id, long atNs) {
-        if (!mayTake(p, id)) {
-            return false;
-        }
-        SharedPath route = routeIfMade(p, id);
-        if (route == null) {
-            if (0L - atNs <= 0) {
-                return true; // a route not made yet: its slot is at 0 and nobody waits on it
-            }
-            route = c.peerLoad.path(id);
-        }
-        if (route.nextSendNs - atNs > 0 || !route.turnOf(c.face)) {
-            if (pacedRoute == null || route.nextSendNs - pacedRoute.nextSendNs < 0) {
-                pacedRoute = route;
-            }
-            return false;
-        }
-        return true;
     }
 
     /**
@@ -429,58 +368,12 @@ final class TransmitScheduler {
             awaitGrant(grant); // as a poll at atNs would wait (HINT-3)
             return false;
         }
-        pacedRoute = null;
-        Path[] paths = c.paths;
-        for (int id = 0; id < paths.length; id++) {
-            if (slotDue(paths[id], id, atNs)) {
-                return true;
-            }
+        if (chooser.anyDue(atNs)) {
+            return true;
         }
         awaitRoomOrSlot();
         return false;
     }
 
-    /**
-     * PATH-1: the sendable path with the largest open window (counted up to {@link #OPEN_SPAN_PACKETS} packets),
-     * round-robin among equals, on a plane whose port is not
-     * backlogged (PATH-19; when all are, the port free first). When none may send now,
-     * {@link #pacedRoute} is the route, among those with room, whose pacing slot comes first (null: none has room). A
-     * route other QPs wait their turn on (PATH-18) is not this QP's to take before them.
-     */
-    private Path choosePath(long nowNs) {
-        Path[] paths = c.paths;
-        int n = paths.length;
-        int best = -1;
-        double bestOpen = Double.NEGATIVE_INFINITY;
-        long bestFree = 0;
-        PlaneClocks planes = c.engine.planeClocks;
-        int planeCount = c.cfg.planes;
-        pacedRoute = null;
-        for (int k = 0; k < n; k++) {
-            int id = pathCursor + k;
-            if (id >= n) {
-                id -= n;
-            }
-            Path p = paths[id];
-            if (!slotDue(p, id, nowNs)) {
-                continue;
-            }
-            // PATH-19: a path whose plane's port is not backlogged, by the largest open window up to OPEN_SPAN_PACKETS
-            // (PATH-1, PATH-11); when every port is, the one free first
-            long free = planes.choosableAtNs(p == null ? id % planeCount : p.plane, nowNs);
-            SharedPath route = routeIfMade(p, id);
-            double open = Math.min(route == null ? c.peerLoad.idleCwndBytes()
-                    : route.cwndBytes - route.inflightBytes, openSpan);
-            if (best < 0 || free - bestFree < 0 || free == bestFree && open > bestOpen) {
-                best = id;
-                bestOpen = open;
-                bestFree = free;
-            }
-        }
-        if (best < 0) {
-            return null;
-        }
-        pathCursor = best + 1 == n ? 0 : best + 1;
-        return c.path(best);
-    }
+
 }

@@ -210,7 +210,7 @@ class StressRegressionTest {
      * Every SEND must complete once the receives are there; today one QP is left with its SEND outstanding and
      * no deadline, not ready, not awaiting its peer (5 data packets sent, 2 RNR NAKs). Without grants all 32
      * complete by 255 us. Cause: its last segment waits to be sent; pollData returns on the grant pace (HINT-3)
-     * before choosePath could register it with the peer's waiters, and nextDeadline arms no time while the shared
+     * before the path choice could register it with the peer's waiters, and nextDeadline arms no time while the shared
      * route's window is full; the route draining then wakes only registered waiters.
      */
     @Test
