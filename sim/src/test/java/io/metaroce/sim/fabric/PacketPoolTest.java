@@ -9,18 +9,41 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A pool of two buffer sizes hands out the smaller where a datagram fits and takes each back to its own size. */
+/** A pool of several buffer sizes hands out the smallest where a datagram fits and takes each back to its own size. */
 class PacketPoolTest {
     @Test
-    void headerSizedDatagramsGetTheSmallBufferAndLargerOnesTheFullOne() {
+    void headerSizedDatagramsGetTheSmallBufferAndLargerOnesTheSmallestThatFits() {
         PacketPool pool = new PacketPool(800, 96);
         assertTrue(pool.sized());
         assertEquals(96, pool.alloc(96).seg.byteSize());
         assertEquals(96, pool.alloc(1).seg.byteSize());
-        assertEquals(800, pool.alloc(97).seg.byteSize());
+        // sizes double from the small one while the next is within 80% of the full size: 96, 192, 384, then 800
+        assertEquals(192, pool.alloc(97).seg.byteSize());
+        assertEquals(384, pool.alloc(193).seg.byteSize());
+        assertEquals(384, pool.alloc(384).seg.byteSize());
+        assertEquals(800, pool.alloc(385).seg.byteSize());
+        assertEquals(800, pool.alloc(800).seg.byteSize());
         assertEquals(800, pool.alloc().seg.byteSize());
         assertEquals(800, pool.scratch().byteSize());
-        assertEquals(4, pool.inUse());
+        assertEquals(8, pool.inUse());
+    }
+
+    @Test
+    void everyPacketOfASizeCanComeBackAtOnce() {
+        PacketPool pool = new PacketPool(800, 96);
+        Packet[] taken = new Packet[1000];
+        for (int i = 0; i < taken.length; i++) {
+            taken[i] = pool.alloc(150);
+        }
+        for (Packet p : taken) {
+            pool.release(p);
+        }
+        assertEquals(0, pool.inUse());
+        assertEquals(1024, pool.created()); // 16 chunks of 64, all of 192 bytes
+        for (int i = 0; i < taken.length; i++) {
+            assertEquals(192, pool.alloc(100).seg.byteSize());
+        }
+        assertEquals(1024, pool.created());
     }
 
     @Test
