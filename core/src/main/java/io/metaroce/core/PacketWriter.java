@@ -113,7 +113,7 @@ final class PacketWriter {
                     .echoTimestampNs(p.rxEchoTs()).grantMbps(c.engine.grants.grantMbps(nowNs))
                     .rxMsn(c.inbound.retireMsn);
             for (int w = 0; w < 4; w++) {
-                ack.sackWord(w, p.rxSackWord(w));
+                ack.sackWord(w, ReceivedPsns.sackWord(p, w));
             }
             ack.sackWord(0, c.cfg.seam.firstSackWord(ack.sackWord(0)));
             acknowledged(p);
@@ -158,7 +158,7 @@ final class PacketWriter {
     private void bundleEntry(int e, Path q) {
         bundle.pathId(e, q.id).ceCount(e, ceEcho(q)).cumPsn(e, q.rxCum).echoTimestampNs(e, q.rxEchoTs());
         for (int w = 0; w < 4; w++) {
-            bundle.sackWord(e, w, q.rxSackWord(w));
+            bundle.sackWord(e, w, ReceivedPsns.sackWord(q, w));
         }
         bundle.sackWord(e, 0, c.cfg.seam.firstSackWord(bundle.sackWord(e, 0)));
         acknowledged(q);

@@ -3,9 +3,9 @@ package io.metaroce.core;
 /**
  * One path of a QP (spec PATH-*, REL-*, SACK-*): both directions of it. As a sender it keeps its own PSN space,
  * in-flight records for PSNs in [floor, nextPsn), RTT estimate, retransmission timer, pacing and health, and its
- * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN bitmap of the reverse
- * direction. Fields are package-private for the engine and the congestion strategy; read them through the
- * getters.
+ * own {@link CongestionControl} instance; as a receiver it keeps the cumulative PSN and the 256-bit accepted-PSN
+ * bitmap of the reverse direction ({@link ReceivedPsns}). Fields are package-private for the engine and the
+ * congestion strategy; read them through the getters.
  * <p>
  * Memory: a QP may have up to 256 paths and most of them may stay idle, so its QP makes paths when they are first
  * used (in blocks, {@link QpCore#path}), a path keeps inline only what the transmit path touches on every packet
@@ -253,6 +253,11 @@ public final class Path {
 
     // ---------------- receive window ----------------
 
+    /** The path's {@link ReceiveWindow} if made (null: nothing received yet), for {@link ReceivedPsns}. */
+    ReceiveWindow rxIfMade() {
+        return rx;
+    }
+
     /** The path's {@link ReceiveWindow}, made on first use: call it where a packet is received. */
     ReceiveWindow rx() {
         if (rx == null) {
@@ -288,84 +293,11 @@ public final class Path {
         }
     }
 
-    private void clearRxBits() {
+    /** Forgets every PSN above the cumulative one (the bitmap, if made). */
+    void clearRxBits() {
         if (rx != null) {
             rx.clearAll();
         }
-    }
-
-    private boolean rxBit(int psn) {
-        return rx != null && rx.bit(psn & MASK);
-    }
-
-    private void rxSet(int psn) {
-        rx().set(psn & MASK);
-    }
-
-    private void rxClear(int psn) {
-        if (rx != null) {
-            rx.clear(psn & MASK);
-        }
-    }
-
-    /** SACK-6: the sender's floor closes holes it has given up on. */
-    void rxApplyFloor(int psnFloor) {
-        int target = psnFloor - 1;
-        int d = target - rxCum;
-        if (d <= 0) {
-            return;
-        }
-        if (d >= WINDOW) {
-            clearRxBits();
-            rxCum = target;
-        } else {
-            while (rxCum != target) {
-                rxCum++;
-                rxClear(rxCum);
-            }
-        }
-        rxAdvance();
-    }
-
-    /** Classifies a received PSN: 0 new, 1 duplicate, 2 beyond the bitmap window. */
-    int rxClassify(int psn) {
-        int d = psn - rxCum;
-        if (d <= 0) {
-            return 1;
-        }
-        if (d > WINDOW) {
-            return 2;
-        }
-        return rxBit(psn) ? 1 : 0;
-    }
-
-    /** Marks an accepted PSN; returns true if it arrived out of order (a gap below it). */
-    boolean rxAccept(int psn) {
-        boolean gap = psn != rxCum + 1;
-        rxSet(psn);
-        rxAdvance();
-        return gap;
-    }
-
-    private void rxAdvance() {
-        while (rxBit(rxCum + 1)) {
-            rxCum++;
-            rxClear(rxCum);
-        }
-    }
-
-    /** SACK word {@code w} relative to cum+1 (bit b => PSN cum+1+64w+b). */
-    long rxSackWord(int w) {
-        if (rx == null) {
-            return 0;
-        }
-        int pos = (rxCum + 1 + 64 * w) & MASK;
-        int word = pos >>> 6;
-        int sh = pos & 63;
-        if (sh == 0) {
-            return rx.word(word);
-        }
-        return rx.word(word) >>> sh | rx.word(word + 1) << (64 - sh);
     }
 
     // ---------------- send state ----------------

@@ -144,7 +144,8 @@ final class PathChooser {
     /**
      * Whether path {@code id}, one that may take a packet as far as its state and windows go ({@link #openBits}), may
      * take a data packet at {@code atNs}: its route's pacing slot come and this QP's turn on it (PATH-18). A route not
-     * due is noted in {@link #pacedId}. The slot is read from the peer's array: a route is read only when its slot came.
+     * due is noted in {@link #pacedId}. The slot is read from the peer's array: a route is read only when its slot
+     * came.
      */
     private boolean slotDue(int id, long atNs) {
         long next = c.peerLoad.nextSendNs[id];

@@ -20,9 +20,14 @@ final class PeerLoad {
      * ({@link SharedPath#hasRoom}; kept by {@link SharedPath#refreshRoom()}): the path choice skips these unread.
      */
     final long[] fullRoutes;
-    /** CC-5: when route {@code id} may take its next data packet ({@link SharedPath#nextSendNs()}; 0: a fresh route). */
+    /**
+     * CC-5: when route {@code id} may take its next data packet ({@link SharedPath#nextSendNs()}; 0: a fresh route).
+     */
     final long[] nextSendNs;
-    /** PATH-1: route {@code id}'s open window, its window less its bytes in flight (kept by {@link SharedPath#refreshRoom()}). */
+    /**
+     * PATH-1: route {@code id}'s open window, its window less its bytes in flight (kept by
+     * {@link SharedPath#refreshRoom()}).
+     */
     final double[] roomBytes;
     /**
      * QPs whose data waits for room in a shared window, oldest first: one is woken per packet that leaves flight

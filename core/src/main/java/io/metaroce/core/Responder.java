@@ -43,8 +43,8 @@ final class Responder {
             c.count(Counter.DROP_MALFORMED);
             return;
         }
-        p.rxApplyFloor(floor);
-        int cls = p.rxClassify(psn);
+        ReceivedPsns.applyFloor(p, floor);
+        int cls = ReceivedPsns.classify(p, psn);
         if (cls == 1) {
             c.count(Counter.DROP_DUPLICATE);
             p.ackNow = c.cfg.seam.ackDuplicates();
@@ -70,7 +70,7 @@ final class Responder {
             c.ackWork = true;
             c.count(Counter.ECN_CE_RECEIVED);
         }
-        boolean gap = p.rxAccept(psn);
+        boolean gap = ReceivedPsns.accept(p, psn);
         p.rx().echoTs = base.timestampNs();
         p.rxHeld(c.engine.heldAtNs(nowNs), true);
         p.rxPending++;
@@ -104,7 +104,7 @@ final class Responder {
     void onTrimmed(Path p, MemorySegment seg) {
         base.wrap(seg, 0);
         int psn = base.psn();
-        int cls = p.rxClassify(psn);
+        int cls = ReceivedPsns.classify(p, psn);
         if (cls != 0) {
             c.count(cls == 1 ? Counter.DROP_DUPLICATE : Counter.DROP_PSN_OUT_OF_WINDOW);
             return;

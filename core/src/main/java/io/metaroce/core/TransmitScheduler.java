@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Chooses one QP's next datagram: control packets first (NAKs, probe replies, ACKs, parities, probes), then data:
  * retransmissions before new segments (REL-4), alternating between the application's queue and READ responses,
- * sprayed over the sendable path with the largest open window (PATH-1, {@link PathChooser}), within each path's window and pacing
- * (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
+ * sprayed over the sendable path with the largest open window (PATH-1, {@link PathChooser}), within each path's window
+ * and pacing (CC-5) and the receiver's grant (HINT-3). Records each data packet in its path's in-flight records.
  */
 final class TransmitScheduler {
     private final QpCore c;
@@ -271,10 +271,10 @@ final class TransmitScheduler {
 
     /**
      * No path may take data now. With a route that has room but not its pacing slot or this QP's turn yet
-     * ({@link PathChooser#pacedRoute()}, set by the scan that found none), the QP waits for that route's slot only, which wakes one
-     * waiter at a time (PATH-18); it is not also woken when room opens, since a route with room was not what it lacked
-     * (at 4,000 QPs such wake-ups were 12 polls that sent nothing per datagram sent). With no route with room, it
-     * waits for room to its peer (PATH-15).
+     * ({@link PathChooser#pacedRoute()}, set by the scan that found none), the QP waits for that route's slot only,
+     * which wakes one waiter at a time (PATH-18); it is not also woken when room opens, since a route with room was not
+     * what it lacked (at 4,000 QPs such wake-ups were 12 polls that sent nothing per datagram sent). With no route with
+     * room, it waits for room to its peer (PATH-15).
      */
     private void awaitRoomOrSlot() {
         SharedPath pacedRoute = chooser.pacedRoute();
