@@ -14,9 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link QpTimers} looks only at the paths in a QP's armed mask, so a path with a timer that is not in the mask would
- * never time out. Two engines move WRITEs over 16 paths through a lossy, reordering wire on virtual time; after every
- * step each path that has anything in flight, to acknowledge or a probe deadline must be in its QP's mask, and the
- * transfer must complete with the right bytes (every loss was found by some timer or SACK).
+ * never time out; {@link PathChooser} looks only at the paths its masks leave open and reads the routes' pacing slots
+ * and open windows from its peer's arrays, so a stale bit or value would stall a path or send past a window. Two
+ * engines move WRITEs over 16 paths through a lossy, reordering wire on virtual time; after every step each path that
+ * has anything in flight, to acknowledge or a probe deadline must be in its QP's armed mask, every mask bit and array
+ * value must match the path and route it stands for, and the transfer must complete with the right bytes (every loss
+ * was found by some timer or SACK).
  */
 class ArmedPathsTest {
     private static final int LEN = 192 * 1024;
@@ -33,6 +36,30 @@ class ArmedPathsTest {
                 assertTrue((p.armedMask()[k >>> 6] & (1L << k)) != 0, "path " + k + " of QP " + q.qpn()
                         + " has a timer (inflight " + p.inflightPackets + ", to acknowledge " + p.rxPending
                         + ", probe deadline " + p.probeDeadlineNs + ") but is not armed at " + now + " ns");
+            }
+        }
+    }
+
+    /**
+     * The path choice's view of QP {@code q}'s paths and their routes matches them: a path's bit in
+     * {@link QpCore#closedPaths} is set exactly when its own state keeps it from taking a packet, a made route's bit in
+     * {@link PeerLoad#fullRoutes} exactly when it has no room, and the peer's arrays hold each route's pacing slot and
+     * open window.
+     */
+    private static void assertChoiceMasks(QueuePair q, int paths, long now) {
+        for (int k = 0; k < paths; k++) {
+            Path p = q.path(k);
+            boolean open = (p.state == PathState.ACTIVE || p.state == PathState.SUSPECT && p.inflightPackets == 0)
+                    && p.psnWindowOpen();
+            boolean closedBit = (p.owner.c.closedPaths[k >>> 6] & (1L << k)) != 0;
+            assertEquals(!open, closedBit, "path " + k + " of QP " + q.qpn() + " (" + p.state + ", " + p.inflightPackets
+                    + " in flight, PSN window " + (p.nextPsn - p.floor) + ") closed bit at " + now + " ns");
+            SharedPath r = p.routeIfMade();
+            if (r != null) {
+                PeerLoad peer = p.peer;
+                boolean fullBit = (peer.fullRoutes[k >>> 6] & (1L << k)) != 0;
+                assertEquals(!r.hasRoom(peer.mtu), fullBit, "route " + k + " full bit at " + now + " ns");
+                assertEquals(r.cwndBytes - r.inflightBytes, peer.roomBytes[k], "route " + k + " open window");
             }
         }
     }
@@ -102,6 +129,8 @@ class ArmedPathsTest {
             transmit(ends.b, now, out, tx, toA, rng, loss, down);
             assertArmed(ends.qa, 16, now);
             assertArmed(ends.qb, 16, now);
+            assertChoiceMasks(ends.qa, 16, now);
+            assertChoiceMasks(ends.qb, 16, now);
             while (ends.cqa.poll(wc)) {
                 assertEquals(WcStatus.SUCCESS, wc.status());
                 done++;
