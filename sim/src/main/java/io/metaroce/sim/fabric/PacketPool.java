@@ -9,7 +9,8 @@ import java.lang.foreign.MemorySegment;
  * payload elided, an ACK) and sizes doubling from it in between, for ACK bundles and NAKs: {@link #alloc(int)} picks
  * the smallest that fits. A simulation holds every packet in flight, and the pool every packet that ever was at
  * once, so at 1,024 hosts the buffers were most of the heap when every packet had room for the largest ACK bundle,
- * and at 8,192 hosts with 64 paths full-size buffers for ACK bundles of ~10 paths were ~280 MB of it.
+ * and at 8,192 hosts with 64 paths full-size buffers for ACK bundles of ~10 paths were most of ~290 MB of byte
+ * arrays.
  */
 public final class PacketPool {
     private static final int CHUNK = 64;
