@@ -78,6 +78,15 @@ final class PathChooser {
         return false;
     }
 
+    /**
+     * Whether path {@code id} may take another packet now as far as its state, PSN window and its route's congestion
+     * window go (PATH-1, PATH-15: with nothing in flight on the route one packet may go, CC-10; a SUSPECT path carries
+     * one packet of its QP), pacing aside: the masks' answer ({@link #openBits}).
+     */
+    boolean mayTake(int id) {
+        return openBits(id >>> 6, id, id + 1) != 0;
+    }
+
     /** The route the last {@link #choose} or {@link #anyDue} that found none noted (see there); null: none has room. */
     SharedPath pacedRoute() {
         return pacedId < 0 ? null : c.peerLoad.path(pacedId);
@@ -169,7 +178,7 @@ final class PathChooser {
 
     /**
      * The paths with ids in {@code [from, to)} of mask word {@code w} that may take a packet as far as their state and
-     * windows go (the {@link TransmitScheduler#windowOpen} of a made path, its route's room for one never used):
+     * windows go (a made path's state, PSN window and route's room; a route's room for one never used):
      * neither closed by their own state ({@link QpCore#closedPaths}) nor on a route without room
      * ({@link PeerLoad#fullRoutes}).
      */

@@ -201,15 +201,18 @@ final class QpCore {
      * holds them.
      */
     void advanceFloor(Path p, long nowNs) {
+        int from = p.floor;
         while (p.floor != p.nextPsn) {
             int i = p.slot(p.floor);
             byte st = p.recState[i];
             if (st == Path.INFLIGHT || st == Path.LOST_HELD && holdsLost(p, i, nowNs)) {
-                return;
+                break;
             }
             p.recState[i] = Path.FREE;
             p.floor++;
-            p.refreshOpen();
+        }
+        if (p.floor != from) {
+            p.refreshOpen(); // a full PSN window may have opened
         }
     }
 

@@ -33,26 +33,6 @@ final class TransmitScheduler {
     }
 
     /**
-     * Whether {@code p} may take another packet now as far as its PSN window and congestion window go. PATH-15: the
-     * window bounds what every QP of the engine to this peer has in flight on the path; with nothing in flight
-     * from any of them one packet may go (the smallest window, CC-10); a SUSPECT path carries one packet of its QP.
-     */
-    boolean windowOpen(Path p) {
-        if (!p.psnWindowOpen()) {
-            return false;
-        }
-        if (p.state == PathState.SUSPECT && p.inflightPackets > 0) {
-            return false;
-        }
-        return routeOpen(p.routeIfMade());
-    }
-
-    /** PATH-15: whether a route (null: not made yet, idle) has room for one more packet of any QP (PATH-1 (3)). */
-    private boolean routeOpen(SharedPath route) {
-        return route == null || route.hasRoom(c.cfg.mtu);
-    }
-
-    /**
      * Writes the next datagram of this QP into {@code out}; returns its length, or 0 when nothing may be sent
      * now.
      */
@@ -227,7 +207,7 @@ final class TransmitScheduler {
      * within the window. Returns 0 when the path has no such segment or no room (a PROBE goes instead).
      */
     private int tailCopy(long nowNs, Path p, MemorySegment out, Transmit tx) {
-        if (!windowOpen(p)) {
+        if (!chooser.mayTake(p.id)) {
             return 0;
         }
         for (int psn = p.nextPsn - 1; psn - p.floor >= 0; psn--) {
@@ -305,9 +285,8 @@ final class TransmitScheduler {
             // (a path emptied by REL-14 losses without progress keeps its RTO clock: that is how it fails)
             p.lastProgressNs = nowNs;
         }
-        p.addInflight(len);
         p.nextPsn++;
-        p.refreshOpen();
+        p.addInflight(len); // (after nextPsn: it refreshes the path's bit in the path choice's mask)
         p.txPackets++;
         p.txBytes += len;
     }
