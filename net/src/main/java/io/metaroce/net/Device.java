@@ -76,7 +76,7 @@ public final class Device implements AutoCloseable {
                 public void onTimer(long nowNs) {
                     cm.onTimer(nowNs);
                 }
-            }, arena, o.batch, MAX_QPS, o.injectLoss, o.seed, o.stallClampNs, System.nanoTime());
+            }, arena, o.batch, o.txBatch, MAX_QPS, o.injectLoss, o.seed, o.stallClampNs, System.nanoTime());
             agent.trimmedDscp(o.trimmedDscp);
         } catch (RuntimeException e) {
             sockets.close();

@@ -37,8 +37,16 @@ public final class DeviceOptions {
         PARK
     }
 
+    /**
+     * Datagrams the agent takes from the engine per send round by default. The round is split by send socket (one
+     * per path), so with P paths each socket's {@code sendmmsg} gets about {@code TX_BATCH / P} datagrams, in UDP GSO
+     * messages of up to 64 KiB: at 32, four paths made 7.8 datagrams per call, one GSO message, a kernel crossing
+     * per 64 KiB; at 128 (with a 256 KiB burst credit) 29.4 per call (bench/net.sh part 1, 2026-12-04).
+     */
+    static final int TX_BATCH = 128;
+
     /** The real network's pacing burst credit and transmit turn quantum, in bytes. */
-    static final int REAL_BURST_BYTES = 64 * 1024;
+    static final int REAL_BURST_BYTES = 256 * 1024;
 
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
@@ -50,6 +58,7 @@ public final class DeviceOptions {
     long seed = 1;
     int socketBufferBytes = 8 << 20;
     int batch = 32;
+    int txBatch = TX_BATCH;
     boolean gro = true;
     boolean gso = true;
     boolean rateFromLink = true;
@@ -78,9 +87,12 @@ public final class DeviceOptions {
      * looks silent too, and goodput fell from 19.0-21.4 to 15.1-16.4 Gb/s (2026-12-03).
      */
     public static EngineConfig realNetworkDefaults() {
-        // CC-5 burst credit and VERBS-19 turn quantum of 64 KiB: a duty cycle hands the kernel runs of a route's
-        // datagrams (GSO), and each of thousands of QPs sends a message of up to 64 KiB in its turn, which its peer
-        // acknowledges in one bundle (bench/net.sh parts 1 and 5, 2026-12-02: see the README)
+        // CC-5 burst credit and VERBS-19 turn quantum of 256 KiB: a duty cycle hands the kernel runs of a route's
+        // datagrams (several 64 KiB GSO messages per sendmmsg, with TX_BATCH), and each of thousands of QPs sends a
+        // message of up to 256 KiB in its turn, which its peer acknowledges in one bundle (a turn's end asks for an
+        // ACK). 64 KiB (2026-12-02) gave one GSO message per kernel crossing; 256 KiB with TX_BATCH 128: 15.7 against
+        // 12.7 Gb/s median over 12 interleaved 1-QP pairs, 64 KiB of quantum alone lower again (bench/net.sh part 1's
+        // run, 2026-12-04; see the README)
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
@@ -129,8 +141,13 @@ public final class DeviceOptions {
     public DeviceOptions injectLossForTesting(double fraction) { injectLoss = fraction; return this; }
     public DeviceOptions seed(long s) { seed = s; return this; }
     public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
-    /** Datagrams per sendmmsg/recvmmsg call. */
+    /** Most datagrams (or GRO buffers) per recvmmsg call (default 32). */
     public DeviceOptions batch(int b) { batch = b; return this; }
+    /**
+     * Most datagrams the agent takes from the engine per send round, split into one sendmmsg call per send socket
+     * (default {@value #TX_BATCH}).
+     */
+    public DeviceOptions txBatch(int b) { txBatch = b; return this; }
     /**
      * REL-17: datagrams that arrive with this IP DSCP (1..63) are packets a trimming switch cut to their headers
      * (the codepoint the network's switches are configured to mark them with); the engine NAKs them at once. -1 (the

@@ -89,7 +89,7 @@ final class IoAgent {
         trimmedDscp = dscp;
     }
 
-    IoAgent(Engine engine, SocketSet sockets, ControlPlane control, Arena arena, int batch, int maxQps,
+    IoAgent(Engine engine, SocketSet sockets, ControlPlane control, Arena arena, int batch, int txBatch, int maxQps,
             double injectLoss, long seed, long stallClampNs, long realNowNs) {
         this.engine = engine;
         this.sockets = sockets;
@@ -100,11 +100,11 @@ final class IoAgent {
         int slot = Math.max(engine.maxDatagramLength(), 2048);
         boolean gro = sockets.rx[0].gro();
         this.rxBatch = new PacketBatch(arena, batch, gro ? 65_536 : slot);
-        this.txBatch = new PacketBatch(arena, batch, slot);
+        this.txBatch = new PacketBatch(arena, txBatch, slot);
         this.splitter = new GroSplitter(rxBatch);
-        this.usedSockets = new int[batch];
-        this.bySocket = new int[batch][batch];
-        this.countBySocket = new int[batch];
+        this.usedSockets = new int[txBatch];
+        this.bySocket = new int[txBatch][txBatch];
+        this.countBySocket = new int[txBatch];
         this.doorbells = new MpscAtomicArrayQueue<>(Math.max(1024, maxQps));
         engine.trackTouched(); // publish() visits the QPs the engine touched, not all of them every cycle
         engine.gatherTransmit(true); // every socket sends the pieces (LinuxUdp as iovecs, ChannelUdp flattened)

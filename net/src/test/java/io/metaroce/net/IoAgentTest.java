@@ -46,9 +46,13 @@ class IoAgentTest {
         final MemoryRegion mr;
 
         Side(Arena arena, EngineConfig cfg, InetAddress lo, long seed) throws Exception {
+            this(arena, cfg, lo, seed, 32);
+        }
+
+        Side(Arena arena, EngineConfig cfg, InetAddress lo, long seed, int txBatch) throws Exception {
             engine = new Engine(cfg, new SplittableRandom(seed));
             sockets = new SocketSet(List.of(lo), 0, 0, cfg.paths, SocketSetTest.FFM);
-            agent = new IoAgent(engine, sockets, NO_CM, arena, 32, 16, 0, seed, 2_000_000, 0);
+            agent = new IoAgent(engine, sockets, NO_CM, arena, 32, txBatch, 16, 0, seed, 2_000_000, 0);
             ProtectionDomain pd = engine.allocPd();
             cq = engine.createCq(64);
             qp = engine.createQp(pd, cq, cq);
@@ -97,5 +101,35 @@ class IoAgentTest {
             assertEquals(-1L, a.mr.segment().mismatch(b.mr.segment()), "every byte landed");
             assertEquals(0, a.agent.clock().stalls(), "the test's time never jumps");
         }
+    }
+
+    /**
+     * A send round is split by path socket: with four paths a round of 32 gives each socket's sendmmsg about 8
+     * datagrams (one 64 KiB GSO message of 8 KiB datagrams per kernel crossing), a round of 128 about 32.
+     */
+    @Test
+    void aLargerSendRoundGivesEachPathSocketLongerRunsPerCall() throws Exception {
+        assumeTrue(LinuxUdp.unavailableReason() == null, "FFM datapath unavailable");
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        EngineConfig cfg = DeviceOptions.realNetworkDefaults().paths(4).planes(1).pacingGain(0)
+                .initialWindowPackets(64).initialWindowBytes(4L << 20); // 64 packets of 8 KiB on each path at once
+        double[] perCall = new double[2];
+        int[] batches = {32, 128};
+        for (int k = 0; k < 2; k++) {
+            try (Arena arena = Arena.ofShared(); Side a = new Side(arena, cfg, lo, 1, batches[k]);
+                 Side b = new Side(arena, cfg, lo, 2)) {
+                int toB = a.sockets.addPeer(new int[] {Ipv4.of(lo)}, b.sockets.port);
+                a.qp.connect(toB, b.qp.qpn(), 100, 200);
+                int len = 4 << 20;
+                a.agent.commands.offer(() -> a.qp.postWrite(1, a.mr, 0, len, b.mr.address(), b.mr.rkey(),
+                        QueuePair.SIGNALED));
+                a.agent.doWork(1_000_000); // the first windows: ~64 packets on each of the four paths
+                SendStats ss = a.sockets.sendStats();
+                assertTrue(ss.datagrams >= 240, "four initial windows left in the first cycle: " + ss.datagrams);
+                perCall[k] = ss.datagramsPerCall();
+            }
+        }
+        assertTrue(perCall[0] <= 8.5, "a round of 32 over four sockets: about 8 per call, " + perCall[0]);
+        assertTrue(perCall[1] >= 3 * perCall[0], "a round of 128: runs of about 32, " + perCall[1]);
     }
 }

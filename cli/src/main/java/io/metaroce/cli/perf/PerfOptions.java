@@ -157,11 +157,11 @@ public final class PerfOptions {
     Double pacingGain;
     @Option(names = "--pacing-burst", paramLabel = "SIZE", converter = Converters.IntSize.class,
             description = "Burst credit of the pacers (CC-5): a path or the device may send this much back to back "
-                    + "after falling behind, so a duty cycle can hand GSO a run (default: the device's, 64KiB; 0 = none).")
+                    + "after falling behind, so a duty cycle can hand GSO a run (default: the device's, 256KiB; 0 = none).")
     Integer pacingBurst;
     @Option(names = "--tx-quantum", paramLabel = "SIZE", converter = Converters.IntSize.class,
             description = "Bytes one QP may send per turn of the device's round robin over QPs with work (VERBS-19); "
-                    + "0 = one datagram per turn (default: the device's, 64KiB).")
+                    + "0 = one datagram per turn (default: the device's, 256KiB).")
     Integer txQuantum;
 
     @Option(names = "--agent", paramLabel = "thread|inline",
@@ -223,7 +223,7 @@ public final class PerfOptions {
 
     @Option(names = "--resend-copies", paramLabel = "N", defaultValue = "4",
             description = "Once a QP has nothing new to send, each resend is followed by copies, as many as make "
-                    + "losing them all at most 5% likely at the measured loss rate, at most N (1-16; 1: none; "
+                    + "losing them all at most 5%% likely at the measured loss rate, at most N (1-16; 1: none; "
                     + "REL-22; default ${DEFAULT-VALUE}).")
     int resendCopies;
 
