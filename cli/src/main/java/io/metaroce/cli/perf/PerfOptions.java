@@ -178,8 +178,9 @@ public final class PerfOptions {
             description = "Largest congestion window per path, in packets (1-256; default: the device's).")
     Integer window;
 
-    @Option(names = "--idle", defaultValue = "yield", paramLabel = "spin|yield|backoff|park|block",
-            description = "How the device agent and this tool's polling thread wait when idle (default ${DEFAULT-VALUE}).")
+    @Option(names = "--idle", paramLabel = "spin|yield|backoff|park|block",
+            description = "How the device agent and this tool's polling thread wait when idle (default: block for "
+                    + "the bandwidth tests, yield for the latency tests).")
     String idle;
 
     @Option(names = "--inject-loss", defaultValue = "0", paramLabel = "FRACTION", converter = Converters.Fraction.class,
@@ -410,6 +411,13 @@ public final class PerfOptions {
             // four busy threads deschedule each other (bench/net.sh: a ping-pong's p50 55 us against 17 us inline,
             // 2026-12-02; 1-QP write-bw 14.5 against 28.8 Gb/s, 4,000 QPs 12.0 against 17.4 Gb/s, 2026-12-03)
             agent = "inline";
+        }
+        if (idle == null) {
+            // a bandwidth test's thread waits mostly for ACKs: sleeping in the kernel until one arrives leaves the
+            // core to the peer and to the kernel's own work (1-QP write-bw on the test bed, 5 interleaved rounds,
+            // 2026-12-04: block 14.4-19.4 Gb/s, median 16.6, yield 9.1-19.3, median 10.2); a ping-pong's reply comes
+            // within the spin, and a sleep past it costs the tail (write-lat p99 271-361 us with block, 46-51 yield)
+            idle = kind.latency() ? "yield" : "block";
         }
         if (warmup == null) {
             warmup = kind.latency() ? LATENCY_WARMUP : 0;

@@ -7,9 +7,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * How the application thread waits between completion polls that found nothing. On a small shared machine a
- * hard spin starves the device's agent, and parking costs about 100 us per call on some VMs, so the default
- * ({@code backoff}) spins a few hundred times, then yields a few thousand times, then parks 10 us at a time.
- * Any progress resets it.
+ * hard spin starves the device's agent, and parking costs about 100 us per call on some VMs, so {@code backoff}
+ * spins a few hundred times, then yields a few thousand times, then parks 10 us at a time; {@code block} (the
+ * bandwidth tests' default) spins as long, then sleeps in the inline device until a datagram, a deadline or a
+ * post; {@code yield} (the latency tests') spins, then yields. Any progress resets it.
  */
 final class Poller {
     private static final int SPINS = 300;

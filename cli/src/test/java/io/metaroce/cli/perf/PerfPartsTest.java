@@ -1,6 +1,7 @@
 package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
+import io.metaroce.net.DeviceOptions;
 import io.metaroce.net.DeviceStats;
 import io.metaroce.sim.experiment.ExperimentRecord;
 import org.junit.jupiter.api.Test;
@@ -62,23 +63,26 @@ class PerfPartsTest {
     }
 
     @Test
-    void everyTestRunsInlineByDefaultAndLatencyTestsWarmUp() {
+    void everyTestRunsInlineByDefaultAndLatencyTestsWarmUpAndBandwidthTestsBlock() {
         PerfOptions lat = new PerfOptions();
         new CommandLine(lat).parseArgs("HOST");
         lat.applyDefaults(TestKind.WRITE_LAT);
         assertEquals("inline", lat.agent);
+        assertEquals(DeviceOptions.Idle.YIELD, lat.idleValue()); // the reply comes within the spin
         assertEquals(PerfOptions.LATENCY_WARMUP, lat.warmup);
         assertTrue(lat.warmupDefaulted); // bounded in time, first size only
         PerfOptions bw = new PerfOptions();
         new CommandLine(bw).parseArgs("HOST");
         bw.applyDefaults(TestKind.WRITE_BW);
         assertEquals("inline", bw.agent);
+        assertEquals(DeviceOptions.Idle.BLOCK, bw.idleValue()); // waits for ACKs asleep in the device
         assertEquals(0L, bw.warmup); // bandwidth tests leave time out only when asked (--omit)
         assertEquals(0.0, bw.omitS);
         PerfOptions given = new PerfOptions();
-        new CommandLine(given).parseArgs("HOST", "--agent", "thread", "--warmup", "7");
+        new CommandLine(given).parseArgs("HOST", "--agent", "thread", "--warmup", "7", "--idle", "park");
         given.applyDefaults(TestKind.SEND_LAT);
         assertEquals("thread", given.agent);
+        assertEquals(DeviceOptions.Idle.PARK, given.idleValue());
         assertEquals(7L, given.warmup);
         assertFalse(given.warmupDefaulted); // exactly the ping-pongs asked for, before every size
     }
