@@ -84,7 +84,9 @@ public final class DeviceOptions {
      * ({@link Device#rateSummary()} says which). RTO-11's wait for a silent peer stays off ({@code perf
      * --silence-grace-us 100000} turns it on): on the test bed (two perf JVMs on 2 shared cores, whose agents stall
      * for up to ~40 ms) it removed the lossless runs' timeouts, but at 10% loss per hop a window lost with its ACKs
-     * looks silent too, and goodput fell from 19.0-21.4 to 15.1-16.4 Gb/s (2026-12-03).
+     * looks silent too, and goodput fell from 19.0-21.4 to 15.1-16.4 Gb/s (2026-12-03, 2 pairs). Measured again on
+     * 2026-12-04 (5 interleaved pairs at 10%): no cost (15.4 against 14.5 Gb/s median), but no cure either: lossless
+     * runs with timeouts 1 of 6 with it, 2 of 6 without.
      */
     public static EngineConfig realNetworkDefaults() {
         // CC-5 burst credit and VERBS-19 turn quantum of 256 KiB: a duty cycle hands the kernel runs of a route's
@@ -142,12 +144,26 @@ public final class DeviceOptions {
     public DeviceOptions seed(long s) { seed = s; return this; }
     public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
     /** Most datagrams (or GRO buffers) per recvmmsg call (default 32). */
-    public DeviceOptions batch(int b) { batch = b; return this; }
+    public DeviceOptions batch(int b) {
+        batch = positive(b, "batch");
+        return this;
+    }
+
     /**
      * Most datagrams the agent takes from the engine per send round, split into one sendmmsg call per send socket
      * (default {@value #TX_BATCH}).
      */
-    public DeviceOptions txBatch(int b) { txBatch = b; return this; }
+    public DeviceOptions txBatch(int b) {
+        txBatch = positive(b, "txBatch");
+        return this;
+    }
+
+    private static int positive(int v, String what) {
+        if (v < 1 || v > 4096) {
+            throw new IllegalArgumentException(what + " must be in 1..4096, not " + v);
+        }
+        return v;
+    }
     /**
      * REL-17: datagrams that arrive with this IP DSCP (1..63) are packets a trimming switch cut to their headers
      * (the codepoint the network's switches are configured to mark them with); the engine NAKs them at once. -1 (the
