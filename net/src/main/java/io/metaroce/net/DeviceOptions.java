@@ -91,10 +91,10 @@ public final class DeviceOptions {
     public static EngineConfig realNetworkDefaults() {
         // CC-5 burst credit and VERBS-19 turn quantum of 256 KiB: a duty cycle hands the kernel runs of a route's
         // datagrams (several 64 KiB GSO messages per sendmmsg, with TX_BATCH), and each of thousands of QPs sends a
-        // message of up to 256 KiB in its turn, which its peer acknowledges in one bundle (a turn's end asks for an
-        // ACK). 64 KiB (2026-12-02) gave one GSO message per kernel crossing; 256 KiB with TX_BATCH 128: 15.7 against
-        // 12.7 Gb/s median over 12 interleaved 1-QP pairs, 64 KiB of quantum alone lower again (bench/net.sh part 1's
-        // run, 2026-12-04; see the README)
+        // message of up to 256 KiB in its turn, which its peer acknowledges in one bundle. 64 KiB (2026-12-02) gave
+        // one GSO message per kernel crossing; 256 KiB with TX_BATCH 128: 15.7 against 12.7 Gb/s median over 12
+        // interleaved 1-QP pairs; a 64 KiB quantum with the 256 KiB credit was lower in 4 of 4 pairs, cause not found
+        // (bench/net.sh part 1's perf lines, 2026-12-04; see the README)
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
