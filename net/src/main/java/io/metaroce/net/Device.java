@@ -357,6 +357,11 @@ public final class Device implements AutoCloseable {
         return call(() -> DeviceStats.of(this, agent, sockets, engine, agent.qps, cm.counters()));
     }
 
+    /** The engine's counters (every QP's together), read on the agent thread without a whole {@link #stats()}. */
+    public java.util.Map<io.metaroce.core.Counter, Long> counters() {
+        return call(() -> engine.counters().snapshot());
+    }
+
     /**
      * Datagrams received so far ({@link DeviceStats#rxDatagrams()}), read on the agent thread without a whole
      * {@link #stats()} snapshot, whose cost grows with the QPs.

@@ -41,6 +41,8 @@ final class BwTest {
     private boolean measuring;
     /** send-bw server: when the first message arrived (its {@code --omit} time runs from there). */
     private long serverStartNs = -1;
+    /** The counters when --omit ended (client): the record's *_after_omit figures. */
+    private final CountersAfterOmit afterOmit = new CountersAfterOmit();
     private String mismatch;
 
     BwTest(Session s) {
@@ -120,6 +122,7 @@ final class BwTest {
             long now = System.nanoTime();
             if (!measuring && now - firstNs >= omitNs) { // --omit is over: every figure starts again from here
                 measuring = true;
+                afterOmit.mark(s.counters());
                 for (Endpoint ep : s.eps) {
                     ep.omitted = ep.completed;
                 }
@@ -194,6 +197,7 @@ final class BwTest {
         Report.bw(s.out, o, size, r.iters, peakBps, avgBps, messages / (elapsedNs / 1e9) / 1e6,
                 o.runInfinitely ? String.format(Locale.ROOT, "(the whole run: %.1f s)", elapsedNs / 1e9) : null);
         fill(r, avgBps, peakBps, elapsedNs);
+        afterOmit.fill(r.metrics, s.counters());
         if (o.verify && kind == TestKind.READ_BW) {
             verifyRead(r);
         } else if (o.verify) {

@@ -519,6 +519,11 @@ final class Session implements AutoCloseable {
         return device.stats();
     }
 
+    /** The engine's counters alone: cheap at any number of QPs (a whole {@link #stats()} is not). */
+    java.util.Map<io.metaroce.core.Counter, Long> counters() {
+        return device.counters();
+    }
+
     /** The perftest-style header block ({@link HeaderBlock}). */
     void printHeader(String latencyNote) {
         HeaderBlock.print(out, kind, o, device, eps, latencyNote);

@@ -255,6 +255,11 @@ class PerfCommandTest {
         double elapsed = Double.parseDouble(y.replaceAll("(?s).*\n  elapsed_s: ([0-9.E-]+)\n.*", "$1"));
         // measured from the end of --omit: 0.3 s and what was in flight, not the whole 0.8 s of messages
         assertTrue(elapsed >= 0.3 && elapsed < 0.6, y);
+        // the recovery counters of the measured part, beside the whole run's
+        long timeouts = Long.parseLong(y.replaceAll("(?s).*\n  timeouts: ([0-9]+)\n.*", "$1"));
+        long after = Long.parseLong(y.replaceAll("(?s).*\n  timeouts_after_omit: ([0-9]+)\n.*", "$1"));
+        assertTrue(after <= timeouts, y);
+        assertTrue(y.contains("\n  retransmits_after_omit: ") && y.contains("\n  path_failovers_after_omit: "), y);
         assertTrue(wallNs >= 800_000_000L, "the run lasted --omit + -D");
         r = pair("send-bw", List.of("-s", "4096", "--verify", "--omit", "0.2"),
                 List.of("-s", "4096", "-D", "0.2", "--omit", "0.2"));
