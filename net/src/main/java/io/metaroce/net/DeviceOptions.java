@@ -145,7 +145,7 @@ public final class DeviceOptions {
     public DeviceOptions socketBufferBytes(int b) { socketBufferBytes = b; return this; }
     /** Most datagrams (or GRO buffers) per recvmmsg call (default 32). */
     public DeviceOptions batch(int b) {
-        batch = positive(b, "batch");
+        batch = batchSize(b, "batch");
         return this;
     }
 
@@ -154,11 +154,11 @@ public final class DeviceOptions {
      * (default {@value #TX_BATCH}).
      */
     public DeviceOptions txBatch(int b) {
-        txBatch = positive(b, "txBatch");
+        txBatch = batchSize(b, "txBatch");
         return this;
     }
 
-    private static int positive(int v, String what) {
+    private static int batchSize(int v, String what) {
         if (v < 1 || v > 4096) {
             throw new IllegalArgumentException(what + " must be in 1..4096, not " + v);
         }

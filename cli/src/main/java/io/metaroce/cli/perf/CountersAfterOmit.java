@@ -2,6 +2,7 @@ package io.metaroce.cli.perf;
 
 import io.metaroce.core.Counter;
 
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -11,8 +12,8 @@ import java.util.Map;
  * (2026-12-04), and a record that only gave the whole run could not tell.
  */
 final class CountersAfterOmit {
+    /** Each is written as its whole-run key in the record (the counter's name in lower case) + "_after_omit". */
     private static final Counter[] COUNTED = {Counter.TIMEOUTS, Counter.RETRANSMITS, Counter.PATH_FAILOVERS};
-    private static final String[] KEYS = {"timeouts_after_omit", "retransmits_after_omit", "path_failovers_after_omit"};
 
     private Map<Counter, Long> atOmit;
 
@@ -26,8 +27,9 @@ final class CountersAfterOmit {
         if (atOmit == null) {
             return;
         }
-        for (int i = 0; i < COUNTED.length; i++) {
-            metrics.put(KEYS[i], atEnd.getOrDefault(COUNTED[i], 0L) - atOmit.getOrDefault(COUNTED[i], 0L));
+        for (Counter c : COUNTED) {
+            metrics.put(c.name().toLowerCase(Locale.ROOT) + "_after_omit",
+                    atEnd.getOrDefault(c, 0L) - atOmit.getOrDefault(c, 0L));
         }
     }
 }
