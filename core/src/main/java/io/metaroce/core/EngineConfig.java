@@ -72,7 +72,8 @@ public final class EngineConfig {
      * RTO-11: how long a path's retransmission timeout may wait, counted from its oldest unacknowledged packet, while
      * the peer has acknowledged nothing (of any QP, on any route) sent since that packet left and more than 8 of the
      * QP's packets are out since, in ns: a descheduled peer acknowledges nothing new anywhere, a failed path's peer
-     * goes on acknowledging on the others. 0 (the default, also in net's {@code realNetworkDefaults}) never waits.
+     * goes on acknowledging on the others; each deferral sends a tail-loss probe, which a running peer answers. 0 (the
+     * default) never waits; net's {@code realNetworkDefaults} wait up to 100 ms.
      */
     public long peerSilenceGraceNs = 0;
     /** Accepted packets per path after which an ACK is sent. */

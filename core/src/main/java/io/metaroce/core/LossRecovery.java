@@ -67,8 +67,9 @@ final class LossRecovery {
         if ((base.flags() & BaseHeader.FLAG_ACK_HOLD) != 0 && c.cfg.ackHoldWindowNs > 0 && p.peer != null) {
             // RTO-10: the peer says how long it held what this ACK is the first to acknowledge (ACK-12). RTT samples
             // keep the hold: the tail-loss probe's timer (RTO-6) goes by srtt and rttvar, and without the peer's
-            // stalls in them it fired in every stall (measured: twice the tail copies on the test bed)
-            p.peer.ackHold.onHold(nowNs, AckHold.longestNs(base.psnFloor()));
+            // stalls in them it fired in every stall (measured: twice the tail copies on the test bed); a hold longer
+            // than the settle time starts the peer's drain (REL-14 and the routes' timeouts wait it out)
+            p.peer.onHold(nowNs, AckHold.longestNs(base.psnFloor()), PathDeadlines.drainSettleNs(p, c.cfg));
         }
         if (newlyPackets > 0) {
             p.onRttSample(nowNs - echoTs, c.cfg.minRtoNs, c.cfg.maxRtoNs);

@@ -54,6 +54,10 @@ final class PathDeadlines {
                 && waiting && p.peer != null && !p.peer.deliveredSentSince(oldestSentNs)) {
             due = s.rtoDeferredTo; // RTO-11: put off while the peer is silent (once it speaks, the timeout is due)
         }
+        PeerLoad peer = p.peer;
+        if (peer != null && peer.drainingUntilNs != Long.MIN_VALUE && peer.drainingUntilNs - due > 0) {
+            due = peer.drainingUntilNs; // RTO-10: the peer is working through a backlog; this path's ACK may be in it
+        }
         return due;
     }
 
@@ -109,6 +113,15 @@ final class PathDeadlines {
             }
         }
         return n;
+    }
+
+    /**
+     * RTO-10: the settle time of a peer's drain, in ns: an ACK hold longer than this says the peer was stalled, and for
+     * this long after it its routes' timeouts and REL-14 wait for the rest of its backlog's ACKs. The path's smoothed
+     * RTT (its route's or peer's before its own first sample), at least a quarter of minRto.
+     */
+    static long drainSettleNs(Path p, EngineConfig cfg) {
+        return Math.max(knownSrttNs(p), cfg.minRtoNs / 4);
     }
 
     /** RTO-10: the longest ACK hold time the path's peer reported recently (0 when hold times are ignored), in ns. */

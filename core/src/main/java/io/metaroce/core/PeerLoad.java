@@ -41,6 +41,11 @@ final class PeerLoad {
     long rttvarNs;
     /** RTO-10: the longest ACK hold time this peer reported recently. */
     final AckHoldEstimate ackHold;
+    /**
+     * RTO-10: until when the peer is taken to be draining a backlog (it reported holding what it acknowledged for
+     * longer than a round trip: it was stalled), or MIN_VALUE; meanwhile its routes' timeouts and REL-14 wait.
+     */
+    long drainingUntilNs = Long.MIN_VALUE;
     /** REL-16: the recent largest one-way delay of this peer's data packets, as this engine receives them. */
     final OneWayDelay oneWayDelay = new OneWayDelay();
     /** HINT-3/HINT-7: the grant the peer gives this engine and the pacing clock of every QP to it. */
@@ -122,6 +127,25 @@ final class PeerLoad {
     }
 
     /**
+     * RTO-10: the peer reported at {@code nowNs} that it held what an ACK acknowledges for {@code holdNs}; a hold longer
+     * than {@code settleNs} means it was stalled and is working through the backlog in its socket, one receive batch
+     * (and one ACK) after another, so the ACKs of packets sent before the newest one acknowledged may be a batch
+     * behind: for {@code settleNs} from now nothing sent to it is taken for lost by time.
+     */
+    void onHold(long nowNs, long holdNs, long settleNs) {
+        ackHold.onHold(nowNs, holdNs);
+        long until = nowNs + settleNs;
+        if (holdNs > settleNs && (drainingUntilNs == Long.MIN_VALUE || until - drainingUntilNs > 0)) {
+            drainingUntilNs = until;
+        }
+    }
+
+    /** RTO-10: whether the peer is still taken to be draining a backlog at {@code nowNs} (see {@link #onHold}). */
+    boolean draining(long nowNs) {
+        return drainingUntilNs != Long.MIN_VALUE && drainingUntilNs - nowNs > 0;
+    }
+
+    /**
      * Changes whenever an estimate a QP's timers read from this peer or its routes may have changed (RTT samples,
      * RTO-2; ACK hold reports, RTO-10): a QP's kept path deadlines ({@link QpTimers}) hold while it stays the same.
      */
@@ -148,13 +172,15 @@ final class PeerLoad {
     }
 
     /**
-     * RTO-11: whether the peer has acknowledged a packet, of any QP on any route, sent at or after {@code sentNs}
+     * RTO-11: whether the peer has acknowledged a packet, of any QP on any route, sent after {@code sentNs} (not at
+     * the same time: a driver stamps every datagram of a send round with one time, and the peer may read one path's
+     * before another's)
      * (PATH-16's evidence, over every route). What a stalled peer cannot do: ACKs it sent before the stall still
      * arrive during it. False before its first acknowledgement.
      */
     boolean deliveredSentSince(long sentNs) {
         for (SharedPath r : paths) {
-            if (r != null && r.newestDeliveredSentNs != Long.MIN_VALUE && r.newestDeliveredSentNs - sentNs >= 0) {
+            if (r != null && r.newestDeliveredSentNs != Long.MIN_VALUE && r.newestDeliveredSentNs - sentNs > 0) {
                 return true;
             }
         }

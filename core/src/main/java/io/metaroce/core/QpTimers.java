@@ -174,6 +174,16 @@ final class QpTimers {
         }
     }
 
+    /** RTO-6: sends a tail-loss probe on {@code p}, whose answer settles what was sent before the first (RTO-8). */
+    private void probeTail(Path p, long nowNs) {
+        PathSendState s = p.tx();
+        if (s.tlps++ == 0) {
+            s.tlpAtNs = nowNs; // RTO-8 settles from the first probe: what was sent before it
+        }
+        p.tlpCheck = true;
+        prober.due(p);
+    }
+
     /** Fires {@code p}'s expired timers: its delayed ACK, RTO or tail-loss probe, and probe deadline. */
     private void fire(Path p, long nowNs, int silent) {
         EngineConfig cfg = c.cfg;
@@ -185,19 +195,16 @@ final class QpTimers {
                 && PathDeadlines.rtoDeadlineNs(p, cfg.maxRtoNs, silent, rack.newestAckedSentNs(Long.MIN_VALUE)) - nowNs <= 0) {
             if (PathDeadlines.deferForSilentPeer(p, c.paths, cfg, nowNs)) {
                 c.count(Counter.RTO_DEFERRED); // RTO-11
+                // and a probe each time: a running peer answers it (its ACKs were lost, or the packets: RTO-8 settles
+                // the tail), a stalled one cannot
+                probeTail(p, nowNs);
             } else {
                 recovery.onRto(p, nowNs);
             }
         } else {
             long tlp = PathDeadlines.tailProbeAtNs(p, cfg);
             if (tlp != Engine.NO_DEADLINE && tlp - nowNs <= 0) {
-                // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again.
-                PathSendState s = p.tx();
-                if (s.tlps++ == 0) {
-                    s.tlpAtNs = nowNs; // RTO-8 settles from the first probe: what was sent before it
-                }
-                p.tlpCheck = true;
-                prober.due(p);
+                probeTail(p, nowNs); // RTO-6: the last ACK of a window may be lost; a probe makes the receiver ACK again
             }
         }
         if (p.probeDeadlineNs - nowNs <= 0) {

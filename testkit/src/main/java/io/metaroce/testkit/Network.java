@@ -10,8 +10,10 @@ import io.metaroce.core.wire.Opcode;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -115,6 +117,8 @@ public final class Network {
         /** Datagrams that reached the host during its stall, with their arrival times, oldest first. */
         final ArrayDeque<Datagram> held = new ArrayDeque<>();
         final ArrayDeque<Long> heldArrivalNs = new ArrayDeque<>();
+        /** Paths whose backlog a host draining after a stall has not read yet ({@link #stallDrainingByPath}), or null. */
+        TreeSet<Integer> drainPending;
 
         Node(int index, Engine engine, int planes) {
             this.index = index;
@@ -279,6 +283,52 @@ public final class Network {
             }
             n.engine.handleTimeout(nowNs);
         });
+    }
+
+    /**
+     * A stall of host {@code node} as {@link #stall}, but at its end the backlog is handed over one path at a time
+     * (the lowest path id first, each path's datagrams in arrival order), {@code perPathGapNs} apart, with the host's
+     * timers run and its transmits sent after each path's: a receiver that reads its socket backlog as GRO buffers,
+     * one flow's after another's, and acknowledges after each receive batch. Until its turn, a path's datagrams that
+     * arrive after the stall queue behind its backlog, as in a socket.
+     */
+    public void stallDrainingByPath(int node, long fromNs, long durationNs, long perPathGapNs) {
+        Node n = nodes[node];
+        long endNs = fromNs + durationNs;
+        at(fromNs, () -> n.stalledUntilNs = endNs);
+        at(endNs, () -> {
+            n.stalledUntilNs = Long.MIN_VALUE;
+            TreeSet<Integer> pending = new TreeSet<>();
+            for (Datagram d : n.held) {
+                pending.add(d.pathId);
+            }
+            n.drainPending = pending;
+            long at = endNs;
+            for (int pathId : pending) {
+                at(at, () -> drainPath(n, pathId));
+                at += perPathGapNs;
+            }
+        });
+    }
+
+    /** Hands host {@code n} its held datagrams of {@code pathId} ({@link #stallDrainingByPath}), then its timers. */
+    private void drainPath(Node n, int pathId) {
+        n.drainPending.remove(pathId);
+        Iterator<Datagram> d = n.held.iterator();
+        Iterator<Long> at = n.heldArrivalNs.iterator();
+        while (d.hasNext()) {
+            Datagram g = d.next();
+            long arrivalNs = at.next();
+            if (g.pathId == pathId) {
+                d.remove();
+                at.remove();
+                handOver(n, arrivalNs, g);
+            }
+        }
+        if (n.drainPending.isEmpty()) {
+            n.drainPending = null;
+        }
+        n.engine.handleTimeout(nowNs);
     }
 
     private boolean stalled(Node n) {
@@ -460,7 +510,7 @@ public final class Network {
         if (observer != null) {
             observer.delivered(nowNs, d);
         }
-        if (stalled(n)) {
+        if (stalled(n) || n.drainPending != null && n.drainPending.contains(d.pathId)) {
             n.held.addLast(d);
             n.heldArrivalNs.addLast(nowNs);
             return;

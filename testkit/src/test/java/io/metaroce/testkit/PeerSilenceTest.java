@@ -29,11 +29,12 @@ class PeerSilenceTest {
     private record Run(Counters sender, long firstTimeoutNs) {
     }
 
-    /** net's realNetworkDefaults timers, RTO-10 on, RTO-11 with {@code graceNs}. */
+    /** net's realNetworkDefaults timers (REL-16's missing NAKs off too), RTO-10 on, RTO-11 with {@code graceNs}. */
     private static EngineConfig config(long graceNs) {
         return new EngineConfig().mtu(8192).paths(4).planes(1).minRtoNs(5 * MS).initialRtoNs(10 * MS)
                 .maxRtoNs(200 * MS).ackDelayNs(20 * US).probeIntervalNs(5 * MS).failAfterTimeouts(3)
-                .maxWindowPackets(64).ackBundle(true).ackHoldWindowNs(2_000 * MS).peerSilenceGraceNs(graceNs);
+                .maxWindowPackets(64).ackBundle(true).ackHoldWindowNs(2_000 * MS).missingNak(false)
+                .peerSilenceGraceNs(graceNs);
     }
 
     /** Writes of 64 KiB, 16 outstanding, for {@code durationNs} with {@code faults} set up; data checked after. */
@@ -82,6 +83,23 @@ class PeerSilenceTest {
         assertEquals(0, with.sender.get(Counter.RETRANSMITS), "with: " + figures(with));
         assertTrue(with.sender.get(Counter.RTO_DEFERRED) > 0, "with: " + figures(with));
         System.out.println("PeerSilenceTest stalls: without RTO-11 " + figures(without) + "; with " + figures(with));
+    }
+
+    @Test
+    void aPeerThatDrainsItsBacklogOnePathAtATimeCostsNoTimeout() {
+        // after each stall the receiver acknowledges path 0's backlog first and path 3's last, 20 us apart: the
+        // first ACKs acknowledge packets sent after the other paths' oldest ones, which are not lost but still queued
+        Consumer<Network> stalls = net -> {
+            net.stallDrainingByPath(1, 20 * MS, 12 * MS, 20 * US);
+            net.stallDrainingByPath(1, 60 * MS, 40 * MS, 20 * US);
+        };
+        Run without = run(0, stalls, 150 * MS);
+        Run with = run(GRACE_NS, stalls, 150 * MS);
+        assertTrue(without.sender.get(Counter.TIMEOUTS) >= 2, "without: " + figures(without));
+        assertEquals(0, with.sender.get(Counter.TIMEOUTS), "with: " + figures(with));
+        assertEquals(0, with.sender.get(Counter.RETRANSMITS), "with: " + figures(with));
+        System.out.println("PeerSilenceTest drain by path: without RTO-11 " + figures(without) + "; with "
+                + figures(with));
     }
 
     @Test
