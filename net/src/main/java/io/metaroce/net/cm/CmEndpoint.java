@@ -158,9 +158,12 @@ public final class CmEndpoint {
             if (c.retryAtNs == Engine.NO_DEADLINE || nowNs - c.retryAtNs < 0) {
                 continue;
             }
-            int max = c.state == CmState.REQ_SENT ? settings.maxReqRetries() : settings.maxDreqRetries();
+            int max = c.state == CmState.REQ_SENT || c.state == CmState.REP_SENT ? settings.maxReqRetries()
+                    : settings.maxDreqRetries();
             if (c.retries >= max) {
-                if (c.state == CmState.REQ_SENT) {
+                if (c.state == CmState.REP_SENT) {
+                    c.disarm(); // CM-8: no more REPs; the attempt waits for data (an implicit RTU) or AUTH-15's end
+                } else if (c.state == CmState.REQ_SENT) {
                     fail(c, "no answer to " + (c.retries + 1) + " CM_REQs");
                 } else {
                     closed(c, false);
@@ -297,7 +300,11 @@ public final class CmEndpoint {
             c.forgetAtNs = nowNs + settings.timeWaitNs();
             conns.changed();
         }
-        wire.send(nowNs, c.answer, remote); // CM-8: no REP timer; the initiator's REQ retries recover a lost REP
+        // CM-8: the REP is sent again on CM-4's schedule until the RTU (or an implicit one) comes: a lost REP is also
+        // recovered by the initiator's REQ retries, but a lost RTU only this way when the initiator waits for us
+        c.arm(c.answer, nowNs, settings.firstRetryNs());
+        conns.changed();
+        wire.send(nowNs, c.answer, remote);
         return true;
     }
 
@@ -391,6 +398,7 @@ public final class CmEndpoint {
         }
         c.state = CmState.ESTABLISHED;
         c.forgetAtNs = Engine.NO_DEADLINE;
+        c.disarm(); // CM-8: no more REPs
         conns.changed();
         if (c.qp.state() == QpState.RTR) {
             c.qp.modifyToRts(c.localPsn);

@@ -102,16 +102,18 @@ class CmAuthTest {
         a.psk = PSK;
         QueuePair qa = connect();
         link.run(600_000_000); // CM-4: 8 retries, 1 ms doubling
-        List<Integer> expected = new ArrayList<>();
-        for (int i = 0; i < 9; i++) {
-            expected.addAll(List.of(CmMessage.CAP_AUTH, 0)); // each REQ, and the keyless listener's REP to it
-        }
-        assertEquals(expected, caps);
+        // each REQ sealed; the keyless listener's REPs (to each REQ, and again on its REP timer, CM-8) without it
+        int reqs = (int) caps.stream().filter(c -> c == CmMessage.CAP_AUTH).count();
+        int reps = (int) caps.stream().filter(c -> c == 0).count();
+        assertEquals(9, reqs, caps.toString());
+        assertEquals(caps.size(), reqs + reps, caps.toString());
+        assertEquals(CmMessage.CAP_AUTH, caps.getFirst());
+        assertTrue(reps >= 9, caps.toString());
         assertEquals(QpState.ERROR, qa.state());
         assertEquals(1, a.failures.size());
         assertTrue(a.failures.getFirst().contains("without a valid seal") && a.failures.getFirst().contains(
                 "--auth-key"), a.failures.getFirst());
-        assertEquals(9, a.cm.counter(CmCounter.CM_DROP_AUTH), "AUTH-13: every unsealed REP dropped");
+        assertEquals(reps, a.cm.counter(CmCounter.CM_DROP_AUTH), "AUTH-13: every unsealed REP dropped");
         assertTrue(a.connected.isEmpty());
     }
 
@@ -237,7 +239,8 @@ class CmAuthTest {
         assertEquals(List.of("ours unanswered"), b.disconnects);
         assertEquals(List.of("peer answered"), a.disconnects);
         assertEquals(0, b.cm.counter(CmCounter.CM_ATTEMPTS_FAILED));
-        assertEquals(8, b.cm.counter(CmCounter.CM_RETRANSMITS));
+        // its REP once more at 1 ms (CM-8; the RTU that answers it is lost too), then the close's 8 (CM-10)
+        assertEquals(9, b.cm.counter(CmCounter.CM_RETRANSMITS));
     }
 
     /** {@code m} as a datagram from A, sealed by {@code auth} (null: unsealed). */
