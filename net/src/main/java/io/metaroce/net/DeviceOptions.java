@@ -48,6 +48,12 @@ public final class DeviceOptions {
     /** The real network's pacing burst credit and transmit turn quantum, in bytes. */
     static final int REAL_BURST_BYTES = 256 * 1024;
 
+    /**
+     * RTO-11's wait for a silent peer on real hosts, in ns: longer than the stalls of a JVM's first second on a shared
+     * host (up to ~80 ms seen on the test bed, while both ends compile their datapath).
+     */
+    static final long PEER_SILENCE_GRACE_NS = 100_000_000L;
+
     final List<InetAddress> planes = new ArrayList<>();
     int port = io.metaroce.core.wire.Packet.DEFAULT_UDP_PORT;
     int basePort;
@@ -81,12 +87,11 @@ public final class DeviceOptions {
      * bundles (ACK-11: one ACK datagram per QP and receive batch instead of one per path, since every datagram is a
      * kernel crossing). No device rate is set here: a device opened with {@link #rateFromLink} (the default) paces
      * at its links' line rate where the kernel reports one, and otherwise leaves the rates off
-     * ({@link Device#rateSummary()} says which). RTO-11's wait for a silent peer stays off ({@code perf
-     * --silence-grace-us 100000} turns it on): on the test bed (two perf JVMs on 2 shared cores, whose agents stall
-     * for up to ~40 ms) it removed the lossless runs' timeouts, but at 10% loss per hop a window lost with its ACKs
-     * looks silent too, and goodput fell from 19.0-21.4 to 15.1-16.4 Gb/s (2026-12-03, 2 pairs). Measured again on
-     * 2026-12-04 (5 interleaved pairs at 10%): no cost (15.4 against 14.5 Gb/s median), but no cure either: lossless
-     * runs with timeouts 1 of 6 with it, 2 of 6 without.
+     * ({@link Device#rateSummary()} says which). RTO-11's wait for a silent peer is on ({@value
+     * #PEER_SILENCE_GRACE_NS} ns; {@code perf --silence-grace-us 0} turns it off): with RTO-10's drain after a stall
+     * it took the test bed's lossless 1-QP runs from timeouts in 3 of 8 to none in 8 (all in the JVMs' first second);
+     * with a probe at each deferral it costs nothing at 10% loss per hop (5 pairs, median ratio 1.02), where without
+     * the probe a window lost with its ACKs looked silent and cost 8-12% (2026-12-04; the spec's RTO-11).
      */
     public static EngineConfig realNetworkDefaults() {
         // CC-5 burst credit and VERBS-19 turn quantum of 256 KiB: a duty cycle hands the kernel runs of a route's
@@ -98,7 +103,7 @@ public final class DeviceOptions {
         return new EngineConfig().mtu(8192).paths(8).minRtoNs(5_000_000).initialRtoNs(10_000_000)
                 .maxRtoNs(200_000_000).ackDelayNs(20_000).probeIntervalNs(5_000_000).failAfterTimeouts(3)
                 .connectionTimeoutNs(10_000_000_000L).maxWindowPackets(64).ackBundle(true)
-                .ackHoldWindowNs(2_000_000_000L).pacingBurstBytes(REAL_BURST_BYTES).txQuantumBytes(REAL_BURST_BYTES)
+                .ackHoldWindowNs(2_000_000_000L).peerSilenceGraceNs(PEER_SILENCE_GRACE_NS).pacingBurstBytes(REAL_BURST_BYTES).txQuantumBytes(REAL_BURST_BYTES)
                 // REL-16: opt-in here (perf --missing-nak): on the test bed its gain was within the noise
                 .missingNak(false).missingNakMarginNs(1_000_000)
                 // PATH-13: a software datapath's probes cost the agent's CPU, not the line's bandwidth: the fixed

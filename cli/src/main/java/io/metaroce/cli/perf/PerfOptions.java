@@ -199,7 +199,8 @@ public final class PerfOptions {
 
     @Option(names = "--silence-grace-us", paramLabel = "TIME", converter = Converters.Micros.class,
             description = "How long a timeout may wait while the peer acknowledges nothing new on any path (RTO-11, "
-                    + "a descheduled peer): microseconds, or e.g. 100ms; 0 (the default) never waits.")
+                    + "a descheduled peer): microseconds, or e.g. 100ms; 0 never waits (default: the real-network "
+                    + "settings' 100 ms).")
     Long silenceGraceUs;
 
     @Option(names = "--missing-nak", description = "This side's receiver NAKs a segment still missing behind a later "
