@@ -71,20 +71,10 @@ final class Rack {
         }
     }
 
-    /** The peer of the QP's paths (one for all of them), or null before any path is made. */
-    private static PeerLoad peerOf(Path[] paths) {
-        for (Path q : paths) {
-            if (q != null && q.peer != null) {
-                return q.peer;
-            }
-        }
-        return null;
-    }
-
     /** Runs detection; re-arms {@link #timerNs} when a packet is reordered but not yet overdue. */
     void detect(long nowNs) {
         timerNs = Engine.NO_DEADLINE;
-        PeerLoad peer = peerOf(c.paths);
+        PeerLoad peer = c.peerLoad; // every path's peer (null before RTR)
         if (peer != null && peer.draining(nowNs)) {
             // RTO-10: the peer is working through a backlog after a stall, one batch of ACKs after another: a
             // packet sent before the newest one acknowledged may simply be in a later batch
